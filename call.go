@@ -1,0 +1,111 @@
+package mcpgate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Call is one tools/call on its way through the pipeline.
+type Call struct {
+	Agent *Agent
+	Skill *Skill
+	Tool  *Tool
+	// ToolName is the tool's name as the agent serves it.
+	ToolName   string
+	Arguments  json.RawMessage
+	Credential *Credential
+	SessionID  string
+	// Notifier reaches the caller while the call runs; never nil.
+	Notifier Notifier
+}
+
+// Notifier sends notifications to the MCP client about one call in flight.
+// Implementations drop what the client did not ask for (progress without a
+// progress token, messages below the session's log level).
+type Notifier interface {
+	// Progress reports progress so far, out of total when total > 0.
+	Progress(progress, total float64, message string)
+	// Log sends a notifications/message at the given level.
+	Log(level, logger string, data any)
+}
+
+// NopNotifier drops every notification.
+type NopNotifier struct{}
+
+// Progress does nothing.
+func (NopNotifier) Progress(float64, float64, string) {}
+
+// Log does nothing.
+func (NopNotifier) Log(string, string, any) {}
+
+// Backend executes tool calls for the tools of one kind of skill.
+type Backend interface {
+	// CallTool runs the call. A failure the tool's caller should see (the
+	// backend said no, timed out, answered garbage) is a Result with
+	// IsError; an error is returned only for conditions of the gateway
+	// itself, with a code (ETIMEOUT, EUNAVAILABLE, ...).
+	CallTool(ctx context.Context, call *Call) (*Result, error)
+}
+
+// Result is the outcome of a tools/call, in MCP's CallToolResult shape.
+type Result struct {
+	Content           []Content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+	// Raw, when set, is a relayed CallToolResult sent exactly as received;
+	// the other fields are then ignored.
+	Raw json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes Raw when set, else the result's fields.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	if len(r.Raw) > 0 {
+		return r.Raw, nil
+	}
+	type plain Result
+	p := (*plain)(r)
+	if p.Content == nil {
+		p.Content = []Content{}
+	}
+	return json.Marshal(p)
+}
+
+// ErrorResult returns a result with IsError set and one text block.
+func ErrorResult(format string, args ...any) *Result {
+	return &Result{IsError: true, Content: []Content{TextContent(fmt.Sprintf(format, args...))}}
+}
+
+// Content is one block of a result: text, image, audio, or an embedded
+// resource.
+type Content struct {
+	Type     string            `json:"type"`
+	Text     string            `json:"text,omitempty"`
+	Data     string            `json:"data,omitempty"`
+	MimeType string            `json:"mimeType,omitempty"`
+	Resource *ResourceContents `json:"resource,omitempty"`
+}
+
+// MarshalJSON keeps "text" on text blocks even when empty.
+func (c Content) MarshalJSON() ([]byte, error) {
+	type plain Content
+	if c.Type == "text" {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{c.Type, c.Text})
+	}
+	return json.Marshal(plain(c))
+}
+
+// TextContent returns a text block.
+func TextContent(text string) Content { return Content{Type: "text", Text: text} }
+
+// ResourceContents is the body of an embedded resource: text or a base64
+// blob.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+}

@@ -1,0 +1,31 @@
+// Package mcpgate holds the domain of the gateway: users, agents, skills,
+// tools, credentials, sessions and calls, the service interfaces that the
+// stores and backends implement, and the error codes every edge maps to its
+// own wire format.
+//
+// The package imports only the standard library. Implementations live in
+// sub-packages, one per dependency or backend (sqlstore, sqlite, postgres,
+// rest, mcp, ...), and only cmd/mcpgate wires them together.
+package mcpgate
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
+
+// Version is the gateway's version, set at build time with
+// -ldflags "-X github.com/mcpgate/mcpgate.Version=v1.2.3".
+var Version = "0.1.0-dev"
+
+// Commit is the source revision the binary was built from, set at build time.
+var Commit = ""
+
+// NewID returns a random identifier with the given prefix, such as "usr_" or
+// "key_", followed by 24 hex digits (96 bits of entropy).
+func NewID(prefix string) string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + hex.EncodeToString(b[:])
+}

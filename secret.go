@@ -1,0 +1,57 @@
+package mcpgate
+
+import (
+	"regexp"
+	"strings"
+)
+
+// secretRef matches a secret reference: ${env:NAME}.
+var secretRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// LookupFunc finds an environment variable, as os.LookupEnv does.
+type LookupFunc func(name string) (string, bool)
+
+// HasSecretRef reports whether s references a secret as ${env:NAME}.
+func HasSecretRef(s string) bool { return strings.Contains(s, "${env:") }
+
+// SecretRefs returns the names of the environment variables s references.
+func SecretRefs(s string) []string {
+	var names []string
+	for _, m := range secretRef.FindAllStringSubmatch(s, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+// ExpandSecrets replaces each ${env:NAME} in s with the variable's value.
+// Returns EINVALID naming the variable if one is not set, and for a "${env:"
+// that is not a well-formed reference.
+func ExpandSecrets(s string, lookup LookupFunc) (string, error) {
+	if !HasSecretRef(s) {
+		return s, nil
+	}
+	var missing string
+	out := secretRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name := secretRef.FindStringSubmatch(ref)[1]
+		v, ok := lookup(name)
+		if !ok && missing == "" {
+			missing = name
+		}
+		return v
+	})
+	if missing != "" {
+		return "", Errorf(EINVALID, "environment variable %s is not set", missing)
+	}
+	if strings.Contains(out, "${env:") && strings.Count(s, "${env:") != len(SecretRefs(s)) {
+		return "", Errorf(EINVALID, "malformed secret reference in %q: write ${env:NAME}", redact(s))
+	}
+	return out, nil
+}
+
+// redact keeps the shape of a template whose literal parts may be secret.
+func redact(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
+}
