@@ -1,0 +1,206 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// HeaderAgentKey is the header that may carry an agent key instead of
+// Authorization.
+const HeaderAgentKey = "X-Agent-API-Key"
+
+// Keys is what the authenticator needs of the key store.
+type Keys interface {
+	FindKeyByHash(ctx context.Context, hash string) (*mcpgate.APIKey, error)
+	TouchKey(ctx context.Context, id string, at time.Time) error
+}
+
+// Options configure an Authenticator. The zero value is usable.
+type Options struct {
+	// CacheTTL is how long a key looked up in the store is trusted before
+	// it is looked up again; it bounds how late a revocation made by
+	// another process takes effect. Default 2s.
+	CacheTTL time.Duration
+	// TouchEvery is how often a key's last use is written. Default 1m.
+	TouchEvery time.Duration
+	Now        func() time.Time
+	Logger     *slog.Logger
+}
+
+// Authenticator turns request headers into a credential.
+type Authenticator struct {
+	keys Keys
+	opts Options
+
+	mu    sync.Mutex
+	cache map[string]*cachedKey // by hash
+}
+
+// cachedKey is a key looked up recently.
+type cachedKey struct {
+	key     *mcpgate.APIKey
+	fetched time.Time
+	touched time.Time
+}
+
+// NewAuthenticator returns an authenticator over keys.
+func NewAuthenticator(keys Keys, opts *Options) *Authenticator {
+	a := &Authenticator{keys: keys, cache: map[string]*cachedKey{}}
+	if opts != nil {
+		a.opts = *opts
+	}
+	if a.opts.CacheTTL == 0 {
+		a.opts.CacheTTL = 2 * time.Second
+	}
+	if a.opts.TouchEvery == 0 {
+		a.opts.TouchEvery = time.Minute
+	}
+	if a.opts.Now == nil {
+		a.opts.Now = time.Now
+	}
+	if a.opts.Logger == nil {
+		a.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return a
+}
+
+// Authenticate returns the request's credential. Returns EUNAUTHORIZED
+// when there is none, when it is unknown or revoked, and when the request
+// carries two different credentials.
+func (a *Authenticator) Authenticate(r *http.Request) (*mcpgate.Credential, error) {
+	secret, err := presented(r)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.HasPrefix(secret, mcpgate.UserKeyPrefix), strings.HasPrefix(secret, mcpgate.AgentKeyPrefix):
+		return a.apiKey(r.Context(), secret)
+	default:
+		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "the bearer credential is not a recognized API key (oag_… or bak_…)")
+	}
+}
+
+// presented returns the one credential a request carries. The same agent
+// key in both headers counts once.
+func presented(r *http.Request) (string, error) {
+	bearer, err := bearerToken(r.Header.Get("Authorization"))
+	if err != nil {
+		return "", err
+	}
+	agentKey := strings.TrimSpace(r.Header.Get(HeaderAgentKey))
+	if agentKey != "" && !strings.HasPrefix(agentKey, mcpgate.AgentKeyPrefix) {
+		return "", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "%s must hold an agent API key (bak_…)", HeaderAgentKey)
+	}
+	switch {
+	case bearer == "" && agentKey == "":
+		return "", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "authentication required: send Authorization: Bearer <token or API key>, or %s", HeaderAgentKey)
+	case bearer != "" && agentKey != "" && subtle.ConstantTimeCompare([]byte(bearer), []byte(agentKey)) != 1:
+		return "", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "the request carries two different credentials; send exactly one")
+	case bearer != "":
+		return bearer, nil
+	}
+	return agentKey, nil
+}
+
+// bearerToken extracts the token of an Authorization header, "" when the
+// header is absent.
+func bearerToken(h string) (string, error) {
+	if h == "" {
+		return "", nil
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "the Authorization header must be \"Bearer <credential>\"")
+	}
+	return token, nil
+}
+
+// apiKey authenticates an API key secret.
+func (a *Authenticator) apiKey(ctx context.Context, secret string) (*mcpgate.Credential, error) {
+	hash := HashSecret(secret)
+	k, err := a.lookup(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
+		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "unknown API key")
+	}
+	if k.RevokedAt != nil {
+		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "this API key was revoked; create a new one with: mcpgate key create")
+	}
+	if k.Kind == mcpgate.KeyAgent {
+		return &mcpgate.Credential{Kind: mcpgate.CredentialAgentKey, ID: k.ID, UserID: k.UserID, AgentID: k.AgentID}, nil
+	}
+	return &mcpgate.Credential{Kind: mcpgate.CredentialUserKey, ID: k.ID, UserID: k.UserID}, nil
+}
+
+// lookup finds a key by hash, through the cache, and records its use.
+func (a *Authenticator) lookup(ctx context.Context, hash string) (*mcpgate.APIKey, error) {
+	now := a.opts.Now()
+	a.mu.Lock()
+	c := a.cache[hash]
+	a.mu.Unlock()
+	if c == nil || now.Sub(c.fetched) > a.opts.CacheTTL {
+		k, err := a.keys.FindKeyByHash(ctx, hash)
+		if mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND {
+			return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "unknown API key")
+		} else if err != nil {
+			return nil, err
+		}
+		c = a.store(hash, k, now, c)
+	}
+	a.touch(c, now)
+	return c.key, nil
+}
+
+// store caches a fresh lookup, keeping when the key was last touched.
+func (a *Authenticator) store(hash string, k *mcpgate.APIKey, now time.Time, old *cachedKey) *cachedKey {
+	c := &cachedKey{key: k, fetched: now}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if old != nil {
+		c.touched = old.touched // touch writes it under a.mu
+	}
+	if len(a.cache) > 100_000 {
+		clear(a.cache) // bounded memory against floods of distinct keys
+	}
+	a.cache[hash] = c
+	return c
+}
+
+// touch records the key's use in the background, at most once per
+// TouchEvery, so that the hot path never waits for a write.
+func (a *Authenticator) touch(c *cachedKey, now time.Time) {
+	a.mu.Lock()
+	due := now.Sub(c.touched) >= a.opts.TouchEvery
+	if due {
+		c.touched = now
+	}
+	a.mu.Unlock()
+	if !due {
+		return
+	}
+	go func(id string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := a.keys.TouchKey(ctx, id, now); err != nil {
+			a.opts.Logger.Warn("record key use", "key", id, "err", err)
+		}
+	}(c.key.ID)
+}
+
+// Forget drops a cached key so that a revocation made in this process takes
+// effect at once.
+func (a *Authenticator) Forget(hash string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.cache, hash)
+}

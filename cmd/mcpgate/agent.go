@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// runAgent runs `mcpgate agent list|show`.
+func runAgent(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(env.Stderr, "Usage: mcpgate agent list | mcpgate agent show ID")
+		return errUsage
+	}
+	switch args[0] {
+	case "list":
+		return runAgentList(ctx, env, args[1:])
+	case "show":
+		return runAgentShow(ctx, env, args[1:])
+	}
+	fmt.Fprintf(env.Stderr, "mcpgate agent: unknown subcommand %q\n", args[0])
+	return errUsage
+}
+
+// runAgentList prints every agent.
+func runAgentList(ctx context.Context, env *Env, args []string) error {
+	var sf storeFlags
+	fs := newFlagSet(env, "agent list", "agent list")
+	sf.register(fs)
+	if err := parseFlags(fs, env, args); err != nil {
+		return helpIsOK(err)
+	}
+	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+		agents, err := s.ListAgents(ctx, mcpgate.AgentFilter{})
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tOWNER\tMCP\tSKILLS\tTOOLS\tSOURCE")
+		for _, a := range agents {
+			skills, err := s.ListSkills(ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%d\t%d\t%s\n", a.ID, a.Name, ownerName(ctx, s, a.OwnerID), a.MCPEnabled, len(skills), countTools(skills), a.Source)
+		}
+		return tw.Flush()
+	})
+}
+
+// runAgentShow prints one agent with its skills and tools.
+func runAgentShow(ctx context.Context, env *Env, args []string) error {
+	var sf storeFlags
+	fs := newFlagSet(env, "agent show", "agent show ID")
+	sf.register(fs)
+	id, err := parseWithName(fs, env, args, "agent ID")
+	if err != nil {
+		return helpIsOK(err)
+	}
+	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+		a, err := s.FindAgent(ctx, id)
+		if err != nil {
+			return err
+		}
+		skills, err := s.ListSkills(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		printAgent(env, a, ownerName(ctx, s, a.OwnerID), skills)
+		return nil
+	})
+}
+
+// printAgent writes an agent's details.
+func printAgent(env *Env, a *mcpgate.Agent, owner string, skills []*mcpgate.Skill) {
+	w := env.Stdout
+	fmt.Fprintf(w, "Agent:       %s\nName:        %s\nDescription: %s\nOwner:       %s\nMCP enabled: %v\nSource:      %s\nMCP path:    /%s/mcp\n",
+		a.ID, a.Name, a.Description, owner, a.MCPEnabled, a.Source, a.ID)
+	for _, sk := range skills {
+		fmt.Fprintf(w, "\nSkill %s (kind %s, timeout %s, auto_approve %v)\n", sk.Name, sk.Kind, sk.CallTimeout(), sk.AutoApprove)
+		if sk.BaseURL != "" {
+			fmt.Fprintf(w, "  base_url: %s (allow_private %v)\n", sk.BaseURL, sk.AllowPrivate)
+		}
+		for _, t := range sk.Tools {
+			fmt.Fprintf(w, "  - %s%s: %s\n", sk.Prefix, t.Name, firstLine(t.Description))
+		}
+	}
+}
+
+// ownerName shows a user's name, or its ID when it cannot be found.
+func ownerName(ctx context.Context, s mcpgate.Store, id string) string {
+	if u, err := s.FindUserByID(ctx, id); err == nil {
+		return u.Name
+	}
+	return id
+}
+
+// countTools counts the tools of skills.
+func countTools(skills []*mcpgate.Skill) int {
+	n := 0
+	for _, s := range skills {
+		n += len(s.Tools)
+	}
+	return n
+}
+
+// firstLine returns a text's first line.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

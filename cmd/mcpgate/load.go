@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// loadConfig holds the flags of `mcpgate load`.
+type loadConfig struct {
+	url, key, tool, args string
+	sessions             int
+	duration             time.Duration
+	requests             int
+	pid                  int
+}
+
+// runLoad load-tests tools/call: N sessions call one tool in a loop for
+// a bounded time and count, then the latency distribution is printed.
+func runLoad(ctx context.Context, env *Env, args []string) error {
+	var c loadConfig
+	fs := newFlagSet(env, "load", "load --url URL --key KEY [--tool NAME --args JSON] [--sessions N] [--duration D]")
+	fs.StringVar(&c.url, "url", "http://127.0.0.1:8094/demo/mcp", "the agent's MCP URL")
+	fs.StringVar(&c.key, "key", "", "API key sent as Authorization: Bearer")
+	fs.StringVar(&c.tool, "tool", "convert_units", "tool to call")
+	fs.StringVar(&c.args, "args", `{"value":10,"from":"km","to":"mi"}`, "the tool's arguments, as JSON")
+	fs.IntVar(&c.sessions, "sessions", 8, "concurrent MCP sessions, each calling in a loop")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "how long to run (at most 10m)")
+	fs.IntVar(&c.requests, "requests", 1_000_000, "stop after this many calls in all")
+	fs.IntVar(&c.pid, "pid", 0, "the gateway's process ID, to report its CPU time per call (Linux)")
+	if err := parseFlags(fs, env, args); err != nil {
+		return helpIsOK(err)
+	}
+	if c.sessions < 1 || c.duration <= 0 || c.duration > 10*time.Minute || !json.Valid([]byte(c.args)) {
+		fmt.Fprintln(env.Stderr, "mcpgate load: need --sessions ≥ 1, 0 < --duration ≤ 10m and --args as JSON")
+		return errUsage
+	}
+	return load(ctx, env, &c)
+}
+
+// load runs the test and prints its report.
+func load(ctx context.Context, env *Env, c *loadConfig) error {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.sessions * 2}, Timeout: time.Minute}
+	sessions := make([]*loadSession, c.sessions)
+	for i := range sessions {
+		s := &loadSession{client: client, url: c.url, key: c.key}
+		if err := s.initialize(ctx); err != nil {
+			return fmt.Errorf("session %d: %w", i, err)
+		}
+		sessions[i] = s
+	}
+	cpu0 := processCPU(c.pid)
+	res := runSessions(ctx, c, sessions)
+	cpu1 := processCPU(c.pid)
+	for _, s := range sessions {
+		s.close(ctx)
+	}
+	res.print(env, c, cpu1-cpu0)
+	if res.ok() == 0 {
+		return fmt.Errorf("no call succeeded; first error: %v", res.firstErr)
+	}
+	return nil
+}
+
+// runSessions calls the tool from every session until time or count run out.
+func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession) *loadResult {
+	ctx, cancel := context.WithTimeout(ctx, c.duration)
+	defer cancel()
+	res := &loadResult{}
+	var budget = int64(c.requests)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				mu.Lock()
+				if budget <= 0 {
+					mu.Unlock()
+					return
+				}
+				budget--
+				mu.Unlock()
+				t := time.Now()
+				err := s.call(ctx, c.tool, c.args)
+				res.add(time.Since(t), err, ctx.Err() != nil)
+			}
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	return res
+}
+
+// loadResult collects latencies and errors.
+type loadResult struct {
+	mu        sync.Mutex
+	latencies []time.Duration
+	errors    int
+	firstErr  error
+	elapsed   time.Duration
+}
+
+// add records one call; calls cut short by the end of the run don't count.
+func (r *loadResult) add(d time.Duration, err error, ending bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err == nil:
+		r.latencies = append(r.latencies, d)
+	case !ending:
+		r.errors++
+		if r.firstErr == nil {
+			r.firstErr = err
+		}
+	}
+}
+
+// ok counts the successful calls.
+func (r *loadResult) ok() int { return len(r.latencies) }
+
+// print writes the report.
+func (r *loadResult) print(env *Env, c *loadConfig, cpu time.Duration) {
+	slices.Sort(r.latencies)
+	pct := func(p float64) time.Duration {
+		if len(r.latencies) == 0 {
+			return 0
+		}
+		return r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))]
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "tool %s, %d sessions, %s\n", c.tool, c.sessions, r.elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "calls: %d ok, %d failed\n", r.ok(), r.errors)
+	fmt.Fprintf(w, "throughput: %.0f calls/s\n", float64(r.ok())/r.elapsed.Seconds())
+	fmt.Fprintf(w, "latency: p50 %s  p90 %s  p99 %s  max %s\n", pct(.50), pct(.90), pct(.99), pct(1))
+	if c.pid > 0 && r.ok() > 0 {
+		fmt.Fprintf(w, "gateway CPU: %s total, %.1f µs per call\n", cpu, float64(cpu.Microseconds())/float64(r.ok()))
+	}
+	if r.firstErr != nil {
+		fmt.Fprintf(w, "first error: %v\n", r.firstErr)
+	}
+}
+
+// processCPU returns a process's user+system CPU time from /proc, or 0.
+func processCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks
+}
+
+// loadSession is one MCP session of the load test.
+type loadSession struct {
+	client  *http.Client
+	url     string
+	key     string
+	session string
+	id      int
+}
+
+// initialize opens the session.
+func (s *loadSession) initialize(ctx context.Context) error {
+	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpgate-load","version":"1"}}}`
+	resp, err := s.post(ctx, body)
+	if err != nil {
+		return err
+	}
+	s.session = resp.Header.Get("Mcp-Session-Id")
+	if s.session == "" {
+		return fmt.Errorf("initialize: no Mcp-Session-Id in the response")
+	}
+	_, err = s.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return err
+}
+
+// call makes one tools/call and checks that it succeeded.
+func (s *loadSession) call(ctx context.Context, tool, args string) error {
+	s.id++
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, s.id, tool, args)
+	resp, err := s.post(ctx, body)
+	if err != nil {
+		return err
+	}
+	var msg struct {
+		Result *struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(resp.body, &msg); err != nil {
+		return fmt.Errorf("tools/call: %v", err)
+	}
+	switch {
+	case msg.Error != nil:
+		return fmt.Errorf("tools/call: error %d: %s", msg.Error.Code, msg.Error.Message)
+	case msg.Result == nil || msg.Result.IsError:
+		return fmt.Errorf("tools/call: the tool reported an error: %s", resp.body)
+	}
+	return nil
+}
+
+// close ends the session.
+func (s *loadSession) close(ctx context.Context) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.url, nil)
+	if err != nil {
+		return
+	}
+	s.headers(req)
+	if resp, err := s.client.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// loadResponse is a response's headers and body.
+type loadResponse struct {
+	Header http.Header
+	body   []byte
+}
+
+// post sends one JSON-RPC message and reads the reply.
+func (s *loadSession) post(ctx context.Context, body string) (*loadResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	s.headers(req)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+	}
+	return &loadResponse{Header: resp.Header, body: b}, nil
+}
+
+// headers sets the credential and session headers.
+func (s *loadSession) headers(req *http.Request) {
+	if s.key != "" {
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	}
+	if s.session != "" {
+		req.Header.Set("Mcp-Session-Id", s.session)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+}

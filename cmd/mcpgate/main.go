@@ -1,0 +1,97 @@
+// Command mcpgate is the MCP gateway: `mcpgate serve` runs it, and the
+// admin subcommands (user, key, agent) work on the same database directly
+// so that set-up is scriptable without a running server.
+//
+// This is the only place where the gateway's packages are wired together.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// usage is the top-level help.
+const usage = `mcpgate: a self-hostable MCP gateway.
+
+Usage:
+  mcpgate serve [--demo] [--config FILE] [flags]   run the gateway
+  mcpgate user create NAME [--admin] [--password-env VAR]
+  mcpgate user list
+  mcpgate key create --user NAME [--name LABEL]     prints a new user key (oag_…)
+  mcpgate key create --agent ID [--name LABEL]      prints a new agent key (bak_…)
+  mcpgate key list [--user NAME | --agent ID]
+  mcpgate key revoke ID
+  mcpgate agent list
+  mcpgate agent show ID
+  mcpgate load --url URL --key KEY [flags]         load-test tools/call
+  mcpgate version
+
+Every command takes --data-dir (default ./mcpgate-data) and --db (a
+PostgreSQL DSN; default: SQLite in the data dir). Every flag can also be set
+as MCPGATE_<FLAG> in the environment, e.g. MCPGATE_DATA_DIR.
+Run "mcpgate COMMAND -h" for a command's flags.
+`
+
+// errUsage reports a usage error whose message was already printed.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, LookupEnv: os.LookupEnv}
+	if err := Run(ctx, env, os.Args[1:]); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "mcpgate:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// Env is what a command may use of the outside world, so that tests can
+// run commands in-process.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+	LookupEnv      func(string) (string, bool)
+}
+
+// Run runs the command named by args[0].
+func Run(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, usage)
+		return errUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return runServe(ctx, env, rest)
+	case "user":
+		return runUser(ctx, env, rest)
+	case "key":
+		return runKey(ctx, env, rest)
+	case "agent":
+		return runAgent(ctx, env, rest)
+	case "load":
+		return runLoad(ctx, env, rest)
+	case "version", "--version", "-version":
+		return runVersion(env)
+	case "help", "-h", "--help":
+		fmt.Fprint(env.Stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "mcpgate: unknown command %q\n\n%s", cmd, usage)
+	return errUsage
+}
+
+// exitCode is 2 for usage errors and 1 otherwise.
+func exitCode(err error) int {
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	return 1
+}

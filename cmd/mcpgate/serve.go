@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/auth"
+	"github.com/mcpgate/mcpgate/config"
+	"github.com/mcpgate/mcpgate/demo"
+	"github.com/mcpgate/mcpgate/mcp"
+	"github.com/mcpgate/mcpgate/metrics"
+	"github.com/mcpgate/mcpgate/pipeline"
+	"github.com/mcpgate/mcpgate/registry"
+	"github.com/mcpgate/mcpgate/rest"
+	"github.com/mcpgate/mcpgate/server"
+)
+
+// ServeConfig holds the flags of `mcpgate serve`.
+type ServeConfig struct {
+	Addr           string
+	PublicURL      string
+	ConfigPath     string
+	Demo           bool
+	AllowedHosts   stringList
+	AllowedOrigins stringList
+	AllowPrivate   bool
+	MaxBodyBytes   int64
+	PageSize       int
+	LogLevel       string
+	ReloadEvery    time.Duration
+	store          storeFlags
+}
+
+// Main is the running gateway: ParseFlags, then Run, then Close. Tests
+// drive it in-process on port 0.
+type Main struct {
+	Config ServeConfig
+	Env    *Env
+
+	store    mcpgate.Store
+	registry *registry.Registry
+	mcp      *mcp.Server
+	http     *http.Server
+	ln       net.Listener
+	logger   *slog.Logger
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// NewMain returns a Main writing to env.
+func NewMain(env *Env) *Main { return &Main{Env: env, done: make(chan struct{})} }
+
+// ParseFlags reads serve's flags and their MCPGATE_* variables.
+func (m *Main) ParseFlags(args []string) error {
+	c := &m.Config
+	fs := newFlagSet(m.Env, "serve", "serve [flags]")
+	c.store.register(fs)
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
+	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
+	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
+	fs.BoolVar(&c.Demo, "demo", false, "create and serve the demo agent, its REST API and a key")
+	fs.Var(&c.AllowedHosts, "allowed-hosts", "extra Host names accepted (comma-separated)")
+	fs.Var(&c.AllowedOrigins, "allowed-origins", "extra browser Origins accepted (comma-separated)")
+	fs.BoolVar(&c.AllowPrivate, "allow-private-networks", false, "let every skill reach loopback and private addresses")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", 4<<20, "largest MCP request body accepted")
+	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
+	if err := parseFlags(fs, m.Env, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(m.Env.Stderr, "mcpgate serve: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	return nil
+}
+
+// runServe runs the gateway until ctx ends.
+func runServe(ctx context.Context, env *Env, args []string) error {
+	m := NewMain(env)
+	if err := m.ParseFlags(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if err := m.Run(ctx); err != nil {
+		m.Close()
+		return err
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			m.logger.Info("shutting down")
+			return m.Close()
+		case <-m.done:
+			return m.Close()
+		case <-hup:
+			m.ApplyConfig(ctx)
+		}
+	}
+}
+
+// Run opens the store, applies the config, sets up the demo, and starts
+// serving. It returns once the listener is open.
+func (m *Main) Run(ctx context.Context) (err error) {
+	m.logger = newLogger(m.Env, m.Config.LogLevel)
+	if m.store, err = m.Config.store.open(ctx); err != nil {
+		return err
+	}
+	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
+		return fmt.Errorf("listen on %s: %w", m.Config.Addr, err)
+	}
+	if m.Config.PublicURL == "" {
+		m.Config.PublicURL = server.PublicURLFor(m.ln.Addr().String())
+	}
+	if err := m.wire(); err != nil {
+		return err
+	}
+	if err := m.prepare(ctx); err != nil {
+		return err
+	}
+	m.start()
+	return nil
+}
+
+// wire builds the gateway's parts.
+func (m *Main) wire() error {
+	met := metrics.New()
+	m.registry = registry.New(m.store, &registry.Options{Logger: m.logger, OnChange: m.toolsChanged})
+	pipe := pipeline.New(&pipeline.Options{
+		Tables:   m.registry,
+		Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate})},
+		Recorder: met, Logger: m.logger,
+	})
+	m.mcp = mcp.New(&mcp.Options{
+		Sessions: m.store, Gateway: &server.Gateway{Tables: m.registry, Caller: pipe},
+		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
+		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
+	})
+	srv, err := server.New(&server.Options{
+		Store: m.store, Tables: m.registry, Auth: auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger}),
+		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
+		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
+		Mounts: m.mounts(), Logger: m.logger,
+	})
+	if err != nil {
+		return err
+	}
+	m.http = &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)}
+	return nil
+}
+
+// mounts are the extra handlers: the demo API when --demo is on.
+func (m *Main) mounts() map[string]http.Handler {
+	if !m.Config.Demo {
+		return nil
+	}
+	return map[string]http.Handler{demo.Prefix + "/": http.StripPrefix(demo.Prefix, demo.NewAPI(m.Config.store.dataDir))}
+}
+
+// prepare applies the config file and the demo, then loads the registry.
+func (m *Main) prepare(ctx context.Context) error {
+	if m.Config.ConfigPath != "" {
+		if err := m.applyConfig(ctx); err != nil {
+			return err
+		}
+	}
+	if m.Config.Demo {
+		d, err := demo.Setup(ctx, m.store, m.Config.PublicURL+demo.Prefix)
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		printDemo(m.Env.Stdout, m.Config.PublicURL, d)
+	}
+	return m.registry.Reload(ctx)
+}
+
+// start serves in the background and keeps the registry fresh.
+func (m *Main) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	go m.registry.Watch(ctx, m.Config.ReloadEvery)
+	go m.sweepSessions(ctx)
+	go func() {
+		defer close(m.done)
+		if err := m.http.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.logger.Error("server stopped", "err", err)
+		}
+	}()
+	m.logger.Info("mcpgate listening", "addr", m.ln.Addr().String(), "public_url", m.Config.PublicURL, "version", mcpgate.Version)
+}
+
+// Addr returns the address the gateway listens on.
+func (m *Main) Addr() string { return m.ln.Addr().String() }
+
+// URL returns the gateway's public base URL.
+func (m *Main) URL() string { return m.Config.PublicURL }
+
+// Close stops serving, ends open streams and closes the store.
+func (m *Main) Close() error {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.mcp != nil {
+		m.mcp.Close()
+	}
+	var errs []error
+	if m.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		errs = append(errs, m.http.Shutdown(ctx))
+	} else if m.ln != nil {
+		errs = append(errs, m.ln.Close())
+	}
+	if m.store != nil {
+		errs = append(errs, m.store.Close())
+		m.store = nil
+	}
+	return errors.Join(errs...)
+}
+
+// ApplyConfig re-applies the config file (on SIGHUP). A bad file is
+// logged and the running configuration stays as it was.
+func (m *Main) ApplyConfig(ctx context.Context) {
+	if m.Config.ConfigPath == "" {
+		m.logger.Warn("SIGHUP ignored: no --config file")
+		return
+	}
+	if err := m.applyConfig(ctx); err != nil {
+		m.logger.Error("config not applied; the running configuration is unchanged", "err", err)
+		return
+	}
+	if err := m.registry.Reload(ctx); err != nil {
+		m.logger.Error("registry reload", "err", err)
+	}
+}
+
+// applyConfig loads, checks and applies the config file.
+func (m *Main) applyConfig(ctx context.Context) error {
+	c, err := config.Load(m.Config.ConfigPath, m.Env.LookupEnv)
+	if err != nil {
+		return err
+	}
+	changes, err := c.Apply(ctx, m.store)
+	if err != nil {
+		return fmt.Errorf("apply %s: %w", m.Config.ConfigPath, err)
+	}
+	m.logger.Info("config applied", "file", m.Config.ConfigPath, "changes", changes.String())
+	return nil
+}
+
+// toolsChanged tells open sessions that their agent's tools changed.
+func (m *Main) toolsChanged(agentIDs []string) {
+	for _, id := range agentIDs {
+		m.mcp.NotifyToolsChanged(id)
+	}
+}
+
+// sweepSessions deletes sessions idle for a day, hourly.
+func (m *Main) sweepSessions(ctx context.Context) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			n, err := m.store.DeleteSessions(ctx, time.Now().Add(-24*time.Hour))
+			if err != nil {
+				m.logger.Warn("session sweep", "err", err)
+			} else if n > 0 {
+				m.logger.Info("idle sessions removed", "count", n)
+			}
+		}
+	}
+}
+
+// newLogger logs text to stderr at the given level.
+func newLogger(env *Env, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,335 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/auth"
+	"github.com/mcpgate/mcpgate/sqlite"
+)
+
+// mustOpen opens a fresh SQLite store under t.TempDir().
+func mustOpen(tb testing.TB) mcpgate.Store {
+	tb.Helper()
+	s, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "mcpgate.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// snapshot is everything Apply may touch.
+type snapshot struct {
+	Generation int64
+	Users      []*mcpgate.User
+	Agents     []*mcpgate.Agent
+	Skills     []*mcpgate.Skill
+}
+
+// mustSnapshot reads the store's contents.
+func mustSnapshot(tb testing.TB, s mcpgate.Store) *snapshot {
+	tb.Helper()
+	ctx := context.Background()
+	var snap snapshot
+	var err error
+	if snap.Generation, err = s.Generation(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Users, err = s.ListUsers(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Agents, err = s.ListAgents(ctx, mcpgate.AgentFilter{}); err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Skills, err = s.ListSkills(ctx, ""); err != nil {
+		tb.Fatal(err)
+	}
+	return &snap
+}
+
+// mustApply parses and applies a config that must apply.
+func mustApply(tb testing.TB, s mcpgate.Store, text string, lookup mcpgate.LookupFunc) *Changes {
+	tb.Helper()
+	ch, err := mustParse(tb, text, lookup).Apply(context.Background(), s)
+	if err != nil {
+		tb.Fatalf("Apply: %v", err)
+	}
+	return ch
+}
+
+// mustCreateUser stores a user made another way than the config file.
+func mustCreateUser(tb testing.TB, s mcpgate.Store, name, source, password string) *mcpgate.User {
+	tb.Helper()
+	u := &mcpgate.User{Name: name, Source: source}
+	if password != "" {
+		var err error
+		if u.PasswordHash, err = auth.HashPassword(password); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := s.CreateUser(context.Background(), u); err != nil {
+		tb.Fatal(err)
+	}
+	return u
+}
+
+// mustCreateAgent stores an agent made another way than the config file.
+func mustCreateAgent(tb testing.TB, s mcpgate.Store, id, ownerID, source string) {
+	tb.Helper()
+	if err := s.CreateAgent(context.Background(), &mcpgate.Agent{ID: id, OwnerID: ownerID, Source: source}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestApplyExampleTwice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	example := mustRead(t, "example.yaml")
+	ch := mustApply(t, store, example, exampleEnv)
+	want := &Changes{Users: Count{Created: 2}, Agents: Count{Created: 2}, Skills: Count{Created: 2}}
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("first apply (-want +got):\n%s", diff)
+	}
+	if got := ch.String(); got != "users: 2 created; agents: 2 created; skills: 2 created" {
+		t.Errorf("String() = %q", got)
+	}
+
+	alice, err := store.FindUserByName(ctx, "alice")
+	if err != nil || !alice.Admin || alice.Source != mcpgate.SourceConfig || !auth.CheckPassword(alice.PasswordHash, "correct horse") {
+		t.Fatalf("alice %+v, %v", alice, err)
+	}
+	inv, err := store.FindAgent(ctx, "invoices")
+	if err != nil || inv.OwnerID != alice.ID || !inv.MCPEnabled || inv.Source != mcpgate.SourceConfig || inv.Name != "Invoice assistant" {
+		t.Fatalf("agent %+v, %v", inv, err)
+	}
+	stored, err := store.FindSkill(ctx, "invoices", "billing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed := mustParse(t, example, exampleEnv).Agents[0].Skills[0]
+	if diff := cmp.Diff(parsed, stored, cmpopts.IgnoreFields(mcpgate.Skill{}, "CreatedAt", "UpdatedAt")); diff != "" {
+		t.Errorf("stored skill (-parsed +stored):\n%s", diff)
+	}
+
+	before := mustSnapshot(t, store)
+	if ch := mustApply(t, store, example, exampleEnv); !ch.Empty() || ch.String() != "no changes" {
+		t.Errorf("second apply changed %s", ch)
+	}
+	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+		t.Errorf("second apply changed the store (-before +after):\n%s", diff)
+	}
+}
+
+func TestApplyStoresSecretReferencesOnly(t *testing.T) {
+	t.Parallel()
+	store := mustOpen(t)
+	mustApply(t, store, mustRead(t, "example.yaml"), exampleEnv)
+	snap := mustSnapshot(t, store)
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range snap.Users {
+		b = append(b, u.PasswordHash...) // not in the JSON form
+	}
+	if strings.Contains(string(b), "tok_123") || strings.Contains(string(b), "correct horse") {
+		t.Error("a secret's value was stored")
+	}
+	if !strings.Contains(string(b), `Bearer ${env:BILLING_TOKEN}`) {
+		t.Error("the secret reference was not stored as written")
+	}
+}
+
+func TestApplyRemovesWhatTheFileDropped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	example := mustRead(t, "example.yaml")
+	mustApply(t, store, example, exampleEnv)
+
+	// Entries made another way, some on the file's own agent.
+	carol := mustCreateUser(t, store, "carol", mcpgate.SourceCLI, "")
+	mustCreateAgent(t, store, "manual", carol.ID, mcpgate.SourceCLI)
+	extra := &mcpgate.Skill{AgentID: "invoices", Name: "extra", Kind: mcpgate.SkillREST, Source: mcpgate.SourceAPI, AutoApprove: true}
+	if err := store.PutSkill(ctx, extra); err != nil {
+		t.Fatal(err)
+	}
+
+	// Drop the weather agent (and its skill) and its owner bob.
+	i := strings.Index(example, "  - id: weather")
+	dropped := strings.Replace(example[:i], "  - name: bob                          # no password: cannot sign in with one\n", "", 1)
+	ch := mustApply(t, store, dropped, exampleEnv)
+	want := &Changes{Users: Count{Deleted: 1}, Agents: Count{Deleted: 1}, Skills: Count{Deleted: 1}}
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	for _, err := range []error{
+		func() error { _, err := store.FindUserByName(ctx, "carol"); return err }(),
+		func() error { _, err := store.FindAgent(ctx, "manual"); return err }(),
+		func() error { _, err := store.FindSkill(ctx, "invoices", "extra"); return err }(),
+		func() error { _, err := store.FindSkill(ctx, "invoices", "billing"); return err }(),
+	} {
+		if err != nil {
+			t.Errorf("an entry the apply must keep is gone: %v", err)
+		}
+	}
+	if _, err := store.FindUserByName(ctx, "bob"); mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+		t.Errorf("bob: %v, want ENOTFOUND", err)
+	}
+	if _, err := store.FindAgent(ctx, "weather"); mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+		t.Errorf("weather: %v, want ENOTFOUND", err)
+	}
+
+	// Removing a skill from a kept agent removes only that skill.
+	noBilling := mustParse(t, dropped, exampleEnv)
+	noBilling.Agents[0].Skills = nil
+	if ch, err := noBilling.Apply(ctx, store); err != nil || ch.String() != "skills: 1 deleted" {
+		t.Errorf("apply without billing: %v, %v", ch, err)
+	}
+}
+
+func TestApplyTakesOver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	mustCreateUser(t, store, "alice", mcpgate.SourceCLI, "old password")
+	bob := mustCreateUser(t, store, "bob", mcpgate.SourceDemo, "bobs password")
+	mustCreateAgent(t, store, "invoices", bob.ID, mcpgate.SourceAPI)
+
+	example := mustRead(t, "example.yaml")
+	ch := mustApply(t, store, example, exampleEnv)
+	want := &Changes{Users: Count{Updated: 2}, Agents: Count{Created: 1, Updated: 1}, Skills: Count{Created: 2}}
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	alice, _ := store.FindUserByName(ctx, "alice")
+	if alice.Source != mcpgate.SourceConfig || !auth.CheckPassword(alice.PasswordHash, "correct horse") {
+		t.Errorf("alice was not taken over with the file's password: %+v", alice)
+	}
+	bobAfter, _ := store.FindUserByName(ctx, "bob")
+	if !auth.CheckPassword(bobAfter.PasswordHash, "bobs password") {
+		t.Error("a user without a password in the file lost the password it had")
+	}
+	inv, _ := store.FindAgent(ctx, "invoices")
+	if inv.Source != mcpgate.SourceConfig || inv.OwnerID != alice.ID {
+		t.Errorf("agent not taken over: %+v", inv)
+	}
+	if ch := mustApply(t, store, example, exampleEnv); !ch.Empty() {
+		t.Errorf("second apply changed %s", ch)
+	}
+}
+
+func TestApplyPasswordChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	example := mustRead(t, "example.yaml")
+	mustApply(t, store, example, exampleEnv)
+	newEnv := env(map[string]string{"ALICE_PASSWORD": "battery staple", "BILLING_TOKEN": "tok_123"})
+	if ch := mustApply(t, store, example, newEnv); ch.String() != "users: 1 updated" {
+		t.Errorf("changes %s, want users: 1 updated", ch)
+	}
+	alice, _ := store.FindUserByName(ctx, "alice")
+	if !auth.CheckPassword(alice.PasswordHash, "battery staple") {
+		t.Error("the new password does not match the stored hash")
+	}
+}
+
+func TestApplyOwners(t *testing.T) {
+	t.Parallel()
+	const file = `users:
+  - name: erin
+agents:
+  - id: a1
+    owner: carol
+  - id: a2
+    owner: dave
+`
+	ctx := context.Background()
+	store := mustOpen(t)
+	mustApply(t, store, "users: [{name: zed}]\n", nil)
+	mustCreateUser(t, store, "carol", mcpgate.SourceCLI, "")
+	before := mustSnapshot(t, store)
+
+	_, err := mustParse(t, file, nil).Apply(ctx, store)
+	want := `mcpgate.yaml:7: agents[1].owner: user "dave" is neither declared under users nor in the gateway; declare it or create it with: mcpgate user create dave`
+	var ce *Error
+	if !errors.As(err, &ce) || err.Error() != want {
+		t.Fatalf("error %v\nwant %s", err, want)
+	}
+	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+		t.Errorf("a failed apply changed the store (-before +after):\n%s", diff)
+	}
+
+	// An owner the file created and now drops is not silently deleted.
+	_, err = mustParse(t, "agents: [{id: a1, owner: zed}]\n", nil).Apply(ctx, store)
+	if err == nil || !strings.Contains(err.Error(), `agents[0].owner: user "zed" is no longer declared under users`) {
+		t.Errorf("owner dropped from the file: %v", err)
+	}
+}
+
+func TestApplyUserStillOwnsAgents(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	mustApply(t, store, "users: [{name: bob}, {name: alice}]\n", nil)
+	bob, _ := store.FindUserByName(ctx, "bob")
+	mustCreateAgent(t, store, "manual", bob.ID, mcpgate.SourceCLI)
+	before := mustSnapshot(t, store)
+
+	_, err := mustParse(t, "users: []\n", nil).Apply(ctx, store)
+	want := `mcpgate.yaml: users: user "bob" is no longer in the file but still owns agent manual (source cli); keep the user in the file, or delete or move those agents first`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v\nwant %s", err, want)
+	}
+	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+		t.Errorf("a failed apply changed the store (-before +after):\n%s", diff)
+	}
+}
+
+func TestBadFileLeavesStore(t *testing.T) {
+	t.Parallel()
+	store := mustOpen(t)
+	example := mustRead(t, "example.yaml")
+	mustApply(t, store, example, exampleEnv)
+	before := mustSnapshot(t, store)
+	bad := strings.Replace(example, "timeout: 30s", "timeout: soon", 1)
+	if _, err := Parse("mcpgate.yaml", []byte(bad), exampleEnv); err == nil {
+		t.Fatal("a bad file parsed")
+	}
+	// An unset variable makes the whole file bad, too.
+	if _, err := Parse("mcpgate.yaml", []byte(example), env(nil)); err == nil ||
+		!strings.Contains(err.Error(), "environment variable ALICE_PASSWORD is not set") ||
+		!strings.Contains(err.Error(), "environment variable BILLING_TOKEN is not set") {
+		t.Fatalf("unset variables: %v", err)
+	}
+	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+		t.Errorf("the store changed (-before +after):\n%s", diff)
+	}
+}
+
+func TestChangesString(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		ch   Changes
+		want string
+	}{
+		{Changes{}, "no changes"},
+		{Changes{Agents: Count{Updated: 1}}, "agents: 1 updated"},
+		{Changes{Users: Count{Created: 1, Deleted: 2}, Skills: Count{Created: 3, Updated: 1, Deleted: 1}},
+			"users: 1 created, 2 deleted; skills: 3 created, 1 updated, 1 deleted"},
+	} {
+		if got := c.ch.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.ch, got, c.want)
+		}
+	}
+}

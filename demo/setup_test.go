@@ -1,0 +1,137 @@
+package demo
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/auth"
+	"github.com/mcpgate/mcpgate/sqlite"
+)
+
+// mustOpen opens a fresh SQLite store under t.TempDir().
+func mustOpen(tb testing.TB) mcpgate.Store {
+	tb.Helper()
+	s, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "mcpgate.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// snapshot is everything Setup may touch.
+type snapshot struct {
+	Generation int64
+	Users      []*mcpgate.User
+	Agents     []*mcpgate.Agent
+	Skills     []*mcpgate.Skill
+	Keys       []*mcpgate.APIKey
+}
+
+// mustSnapshot reads the store's contents.
+func mustSnapshot(tb testing.TB, s mcpgate.Store) *snapshot {
+	tb.Helper()
+	ctx := context.Background()
+	var snap snapshot
+	var err error
+	if snap.Generation, err = s.Generation(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Users, err = s.ListUsers(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Agents, err = s.ListAgents(ctx, mcpgate.AgentFilter{}); err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Skills, err = s.ListSkills(ctx, ""); err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Keys, err = s.ListKeys(ctx, mcpgate.KeyFilter{}); err != nil {
+		tb.Fatal(err)
+	}
+	return &snap
+}
+
+func TestSetupTwice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	first, err := Setup(ctx, store, "http://127.0.0.1:8094/_demo/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(first.Key, mcpgate.UserKeyPrefix) || first.AgentID != "demo" || first.UserName != "demo" {
+		t.Fatalf("first run: %+v", first)
+	}
+	k, err := store.FindKeyByHash(ctx, auth.HashSecret(first.Key))
+	if err != nil || k.UserID != first.UserID || k.Source != mcpgate.SourceDemo || k.Kind != mcpgate.KeyUser {
+		t.Fatalf("stored key %+v, %v", k, err)
+	}
+	a, err := store.FindAgent(ctx, "demo")
+	if err != nil || !a.MCPEnabled || a.OwnerID != first.UserID || a.Source != mcpgate.SourceDemo || a.Name != "mcpgate demo" {
+		t.Fatalf("agent %+v, %v", a, err)
+	}
+	before := mustSnapshot(t, store)
+
+	second, err := Setup(ctx, store, "http://127.0.0.1:8094/_demo/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *first
+	want.Key = ""
+	if diff := cmp.Diff(&want, second); diff != "" {
+		t.Errorf("second run (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+		t.Errorf("second run changed the store (-before +after):\n%s", diff)
+	}
+}
+
+func TestSetupNewAddress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	if _, err := Setup(ctx, store, "http://127.0.0.1:8094/_demo/api"); err != nil {
+		t.Fatal(err)
+	}
+	gen := mustSnapshot(t, store).Generation
+	d, err := Setup(ctx, store, "http://127.0.0.1:9000/_demo/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.FindSkill(ctx, "demo", "demo")
+	if err != nil || s.BaseURL != "http://127.0.0.1:9000/_demo/api" {
+		t.Fatalf("skill %+v, %v", s, err)
+	}
+	if d.Key != "" {
+		t.Error("a new address made a new key")
+	}
+	if after := mustSnapshot(t, store).Generation; after == gen {
+		t.Error("generation unchanged after the skill changed")
+	}
+}
+
+func TestSetupAfterRevoke(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	first, err := Setup(ctx, store, "http://127.0.0.1:8094/_demo/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RevokeKey(ctx, first.KeyID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Setup(ctx, store, "http://127.0.0.1:8094/_demo/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Key == "" || second.KeyID == first.KeyID {
+		t.Errorf("after revoking the demo key, setup gave %+v", second)
+	}
+}

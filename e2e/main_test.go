@@ -1,0 +1,210 @@
+// Package e2e tests the real mcpgate binary from the outside, as users and
+// MCP hosts meet it: the official MCP TypeScript SDK client (pinned in this
+// directory's package.json) against `mcpgate serve`, the admin CLI, the
+// config file and its reload on SIGHUP.
+//
+// TestMain builds the binary once and installs the pinned Node packages
+// when they are missing, so `go test ./...` works from a fresh clone on a
+// machine with Go, Node.js and npm.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// binary is the mcpgate binary built by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpgate-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mcpgate")
+	code := 1
+	if err := build(binary); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: build mcpgate:", err)
+	} else if err := ensureNodeDeps(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// build compiles ./cmd/mcpgate, with the race detector when the tests use it.
+func build(out string) error {
+	args := []string{"build", "-o", out}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "../cmd/mcpgate")...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+// ensureNodeDeps runs npm ci unless the pinned SDK is already installed.
+func ensureNodeDeps() error {
+	if _, err := exec.LookPath("node"); err != nil {
+		return fmt.Errorf("node not found: the end-to-end tests drive the official MCP TypeScript SDK; install Node.js 20 or later")
+	}
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	b, err := os.ReadFile("package.json")
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		return err
+	}
+	if installed(pkg.Dependencies) {
+		return nil
+	}
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("npm ci in e2e/: %w", err)
+	}
+	return nil
+}
+
+// installed reports whether node_modules holds exactly the pinned versions.
+func installed(deps map[string]string) bool {
+	for name, want := range deps {
+		b, err := os.ReadFile(filepath.Join("node_modules", name, "package.json"))
+		var have struct {
+			Version string `json:"version"`
+		}
+		if err != nil || json.Unmarshal(b, &have) != nil || have.Version != want {
+			return false
+		}
+	}
+	return true
+}
+
+// gateway is a running mcpgate serve process.
+type gateway struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	URL    string // base URL
+	stdout *lockedBuffer
+	stderr *lockedBuffer
+	done   chan struct{}
+}
+
+// lockedBuffer is a buffer written by a process and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns everything written so far.
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var listening = regexp.MustCompile(`mcpgate listening addr=(\S+)`)
+
+// startGateway runs `mcpgate serve` with args on a free port and waits
+// until it listens. The process is stopped at the end of the test.
+func startGateway(t *testing.T, env []string, args ...string) *gateway {
+	t.Helper()
+	all := append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "debug"}, args...)
+	g := &gateway{t: t, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	g.cmd = exec.Command(binary, all...)
+	g.cmd.Env = append(os.Environ(), env...)
+	g.cmd.Stdout = g.stdout
+	pr, pw := io.Pipe()
+	g.cmd.Stderr = io.MultiWriter(g.stderr, pw)
+	if err := g.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { g.cmd.Wait(); pw.Close(); close(g.done) }()
+	t.Cleanup(g.stop)
+	addr := make(chan string, 1)
+	go scanFor(pr, addr)
+	select {
+	case a := <-addr:
+		g.URL = "http://" + a
+	case <-g.done:
+		t.Fatalf("mcpgate exited before listening:\n%s", g.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("mcpgate did not start:\n%s", g.stderr.String())
+	}
+	return g
+}
+
+// scanFor sends the listening address, then drains the rest.
+func scanFor(r io.Reader, addr chan<- string) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+			addr <- m[1]
+		}
+	}
+}
+
+// stop ends the process with SIGTERM and waits for it.
+func (g *gateway) stop() {
+	if g.cmd.ProcessState != nil {
+		return
+	}
+	g.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-g.done:
+	case <-time.After(15 * time.Second):
+		g.cmd.Process.Kill()
+		<-g.done
+		g.t.Errorf("mcpgate did not stop on SIGINT within 15s")
+	}
+	if g.t.Failed() {
+		g.t.Logf("mcpgate stderr:\n%s", g.stderr.String())
+	}
+}
+
+// runCLI runs an mcpgate admin command and returns its stdout.
+func runCLI(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	out, errOut, err := tryCLI(env, args...)
+	if err != nil {
+		t.Fatalf("mcpgate %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// tryCLI runs an mcpgate command and returns stdout, stderr and the error.
+func tryCLI(env []string, args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}

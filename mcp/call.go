@@ -1,0 +1,207 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// callParams is what tools/call reads from the client.
+type callParams struct {
+	Name      json.RawMessage `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
+}
+
+// parseCall checks tools/call params: a string name, an optional object of
+// arguments ({} when absent), and a string or integer progress token.
+func parseCall(params json.RawMessage) (name string, args, token json.RawMessage, err error) {
+	var p callParams
+	if err := unmarshalParams(params, &p); err != nil {
+		return "", nil, nil, err
+	}
+	name, ok := jsonString(p.Name)
+	if !ok || name == "" {
+		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: tools/call needs params.name, a tool name string")
+	}
+	args = p.Arguments
+	switch firstByte(args) {
+	case 0, 'n':
+		args = json.RawMessage("{}")
+	case '{':
+	default:
+		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: params.arguments must be an object")
+	}
+	token = p.Meta.ProgressToken
+	if token != nil && !validID(token) {
+		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: _meta.progressToken must be a string or an integer")
+	}
+	return name, args, token, nil
+}
+
+// serveCall runs a tools/call and replies: JSON, or SSE if notifications
+// went out first (or the client accepts only SSE).
+func (s *Server) serveCall(w http.ResponseWriter, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, version string, acc accepts, m *message) {
+	reply := s.newCallReply(w, ls, version, acc)
+	resp, cancelled := s.runCall(ls, agent, cred, m, reply)
+	if !reply.finish(resp, cancelled) {
+		writeJSON(w, http.StatusOK, resp)
+	}
+}
+
+// runCall runs one tools/call and returns its response. cancelled reports
+// that the call's context was canceled (by notifications/cancelled, the end
+// of the session or Server.Close); resp is then a -32800 error.
+func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
+	name, args, token, err := parseCall(m.Params)
+	if err != nil {
+		return s.errorResponse(ls, m, err), false
+	}
+	reply.token = token
+	key := idKey(m.ID)
+	ctx, cancel, ok := ls.startCall(key)
+	if !ok {
+		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)}), false
+	}
+	defer ls.endCall(key, cancel)
+	call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Credential: cred, SessionID: ls.id, Notifier: reply}
+	res, err := s.gateway.CallTool(ctx, call)
+	if ctx.Err() != nil {
+		return appendError(nil, m.ID, &rpcError{Code: codeCancelled, Message: "Request cancelled"}), true
+	}
+	if err == nil && res == nil {
+		err = fmt.Errorf("tool %q: gateway returned neither result nor error", name)
+	}
+	if err != nil {
+		return s.errorResponse(ls, m, err), false
+	}
+	result, err := res.MarshalJSON()
+	if err != nil {
+		return s.errorResponse(ls, m, fmt.Errorf("encode result of tool %q: %w", name, err)), false
+	}
+	return appendResult(nil, m.ID, result), false
+}
+
+// callReply is the reply to one tools/call in flight. It is the call's
+// Notifier: the first notification that must reach the client turns the
+// HTTP response into an SSE stream (when the client accepts one), and the
+// result ends that stream. It is safe for concurrent use.
+type callReply struct {
+	s       *Server
+	ls      *liveSession
+	w       http.ResponseWriter // nil in a batch, which cannot stream
+	version string
+	acc     accepts
+	token   json.RawMessage // progress token of the request, if any
+
+	mu         sync.Mutex
+	st         *stream
+	done       bool
+	progressed bool
+	progress   float64
+}
+
+var _ mcpgate.Notifier = (*callReply)(nil)
+
+func (s *Server) newCallReply(w http.ResponseWriter, ls *liveSession, version string, acc accepts) *callReply {
+	return &callReply{s: s, ls: ls, w: w, version: version, acc: acc}
+}
+
+// canStream reports whether notifications can reach the client at all.
+func (c *callReply) canStream() bool { return c.w != nil && c.acc.sse }
+
+// Progress sends notifications/progress when the request carried a
+// progress token and progress increased; it drops it otherwise.
+func (c *callReply) Progress(progress, total float64, message string) {
+	if c.token == nil || !c.canStream() || !finite(progress) || !finite(total) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.progressed && progress <= c.progress {
+		return
+	}
+	c.progressed, c.progress = true, progress
+	c.sendLocked(appendNotification(nil, "notifications/progress", progressParams(c.token, progress, total, message)))
+}
+
+// progressParams encodes the params of notifications/progress.
+func progressParams(token json.RawMessage, progress, total float64, message string) []byte {
+	b := append([]byte(`{"progressToken":`), token...)
+	b = append(b, `,"progress":`...)
+	b = strconv.AppendFloat(b, progress, 'g', -1, 64)
+	if total > 0 {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendFloat(b, total, 'g', -1, 64)
+	}
+	if message != "" {
+		m, _ := json.Marshal(message)
+		b = append(b, `,"message":`...)
+		b = append(b, m...)
+	}
+	return append(b, '}')
+}
+
+// Log sends notifications/message when level is at or above the session's
+// log level (default info); it drops it otherwise, and when data does not
+// encode as JSON.
+func (c *callReply) Log(level, logger string, data any) {
+	idx := levelIndex(level)
+	if !c.canStream() || idx < 0 || int32(idx) < c.ls.level.Load() {
+		return
+	}
+	params, err := json.Marshal(struct {
+		Level  string `json:"level"`
+		Logger string `json:"logger,omitempty"`
+		Data   any    `json:"data"`
+	}{level, logger, data})
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sendLocked(appendNotification(nil, "notifications/message", params))
+}
+
+// sendLocked streams a notification, switching the response to SSE first
+// if needed. Notifications after the result are dropped. c.mu must be held.
+func (c *callReply) sendLocked(msg []byte) {
+	if c.done {
+		return
+	}
+	if c.st == nil {
+		c.st = c.s.openPostStream(c.w, c.ls, c.version)
+	}
+	c.st.emit(msg)
+}
+
+// finish ends the reply with resp. On a stream already open, resp is its
+// last event, except for a cancelled call, whose stream just ends. A client
+// that accepts only SSE gets a stream of one event. It returns false when
+// the caller must still write resp as JSON.
+func (c *callReply) finish(resp []byte, cancelled bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done = true
+	if c.st != nil {
+		if !cancelled {
+			c.st.emit(resp)
+		}
+		c.st.close()
+		return true
+	}
+	if c.acc.json || c.w == nil {
+		return false
+	}
+	c.s.replySSE(c.w, c.ls, c.version, resp)
+	return true
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

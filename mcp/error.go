@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// JSON-RPC error codes the endpoint sends (DESIGN.md, "Wire contracts").
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+	codeGateway        = -32000 // a gateway condition; data.reason says which
+	codeTimeout        = -32003
+	codeCancelled      = -32800
+)
+
+// rpcError is the error member of a JSON-RPC response.
+type rpcError struct {
+	Code    int        `json:"code"`
+	Message string     `json:"message"`
+	Data    *errorData `json:"data,omitempty"`
+}
+
+// errorData tells a client which gateway condition refused it.
+type errorData struct {
+	Reason       string `json:"reason"`
+	Status       int    `json:"status"`
+	RetryAfterMS int64  `json:"retry_after_ms,omitempty"`
+}
+
+// toRPCError maps an error returned by a method to the JSON-RPC error the
+// client sees. It is the one place where mcpgate codes become JSON-RPC codes:
+// EINVALID → -32602, ENOTFOUND → -32601, ETIMEOUT → -32003, ECANCELED →
+// -32800, EINTERNAL → -32603 with a generic message (the caller logs the real
+// error), and every gateway condition (EUNAUTHORIZED, EFORBIDDEN, ECONFLICT,
+// ERATELIMIT, EUNAVAILABLE, ETOOLARGE, ...) → -32000 with data {reason,
+// status, retry_after_ms?}.
+func toRPCError(err error) *rpcError {
+	code, msg := mcpgate.ErrorCode(err), mcpgate.ErrorMessage(err)
+	switch code {
+	case mcpgate.EINVALID:
+		return &rpcError{Code: codeInvalidParams, Message: msg}
+	case mcpgate.ENOTFOUND:
+		return &rpcError{Code: codeMethodNotFound, Message: msg}
+	case mcpgate.ETIMEOUT:
+		return &rpcError{Code: codeTimeout, Message: msg, Data: &errorData{Reason: code, Status: http.StatusGatewayTimeout}}
+	case mcpgate.ECANCELED:
+		return &rpcError{Code: codeCancelled, Message: "Request cancelled"}
+	case mcpgate.EINTERNAL:
+		return &rpcError{Code: codeInternal, Message: msg}
+	}
+	return &rpcError{Code: codeGateway, Message: msg, Data: conditionData(err, code)}
+}
+
+// conditionData describes a gateway condition for error.data.
+func conditionData(err error, code string) *errorData {
+	d := &errorData{Reason: code, Status: httpStatus(code)}
+	var e *mcpgate.Error
+	if errors.As(err, &e) {
+		d.RetryAfterMS = e.RetryAfterMS
+	}
+	return d
+}
+
+// httpStatus returns the HTTP status for an mcpgate error code.
+func httpStatus(code string) int {
+	switch code {
+	case mcpgate.EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case mcpgate.EFORBIDDEN:
+		return http.StatusForbidden
+	case mcpgate.ENOTFOUND:
+		return http.StatusNotFound
+	case mcpgate.EINVALID:
+		return http.StatusBadRequest
+	case mcpgate.ECONFLICT:
+		return http.StatusConflict
+	case mcpgate.ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case mcpgate.ERATELIMIT:
+		return http.StatusTooManyRequests
+	case mcpgate.ETIMEOUT:
+		return http.StatusGatewayTimeout
+	case mcpgate.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// WriteHTTPError writes err as an HTTP error: the status comes from its
+// mcpgate code (EUNAUTHORIZED 401, EFORBIDDEN 403, ENOTFOUND 404, EINVALID
+// 400, ECONFLICT 409, ETOOLARGE 413, ERATELIMIT 429, ETIMEOUT 504,
+// EUNAVAILABLE 503, else 500) and the body is a JSON-RPC error with a null id
+// and data {reason, status, retry_after_ms?}. A 429 also gets Retry-After.
+// Headers such as WWW-Authenticate must be set before calling it.
+func WriteHTTPError(w http.ResponseWriter, err error) {
+	code := mcpgate.ErrorCode(err)
+	e := &rpcError{Code: codeGateway, Message: mcpgate.ErrorMessage(err), Data: conditionData(err, code)}
+	if code == mcpgate.EINTERNAL {
+		e.Code = codeInternal
+	}
+	if ms := e.Data.RetryAfterMS; ms > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt((ms+999)/1000, 10))
+	}
+	writeRPCError(w, e.Data.Status, e)
+}
+
+// writeStatus writes an HTTP error that has no mcpgate code, such as 405,
+// 406 or 415.
+func writeStatus(w http.ResponseWriter, status int, reason, msg string) {
+	writeRPCError(w, status, &rpcError{Code: codeGateway, Message: msg, Data: &errorData{Reason: reason, Status: status}})
+}
+
+// writeRPCError writes a JSON-RPC error response with a null id.
+func writeRPCError(w http.ResponseWriter, status int, e *rpcError) {
+	writeJSON(w, status, appendError(nil, nil, e))
+}
+
+// writeJSON writes body as an application/json response.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body) //nolint:errcheck // the client may be gone; nothing to do
+}
+
+// marshalError encodes e; it cannot fail for rpcError.
+func marshalError(e *rpcError) []byte {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return []byte(`{"code":-32603,"message":"Internal error."}`)
+	}
+	return b
+}

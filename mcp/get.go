@@ -1,0 +1,166 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// toolsChanged is the notification sent when an agent's tools change.
+const toolsChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+
+// serveGet opens the session's server→client stream, or resumes one of the
+// session's streams named by Last-Event-ID, replaying the events that
+// followed. The stream stays open until the client goes, the session ends,
+// or (for a resumed call reply) the call's result has been sent.
+func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential) {
+	if !parseAccept(r.Header.Values("Accept")).sse {
+		writeStatus(w, http.StatusNotAcceptable, "not_acceptable", "GET opens an SSE stream: Accept must admit text/event-stream")
+		return
+	}
+	ls, version, err := s.openSession(r, agent, cred)
+	if err != nil {
+		s.httpError(w, err)
+		return
+	}
+	defer ls.release()
+	st, after := s.resumable(ls, r.Header.Get("Last-Event-ID"))
+	startSSE(w)
+	rc := http.NewResponseController(w)
+	if st == nil {
+		st = s.openGetStream(ls)
+		if primesStreams(version) {
+			w.Write(primingEvent(st.eventID(0))) //nolint:errcheck // a gone client ends the pump
+		}
+	}
+	rc.Flush() //nolint:errcheck // as above
+	sk := newChanSink()
+	st.attach(sk, after)
+	defer st.detach(sk)
+	s.pump(r.Context(), w, rc, ls, sk.ch)
+}
+
+// resumable returns the session's stream named by a Last-Event-ID, if this
+// replica still keeps it, and the sequence number to replay after. A
+// resumed GET stream becomes the session's GET stream again.
+func (s *Server) resumable(ls *liveSession, lastEventID string) (*stream, uint64) {
+	id, seq, ok := parseEventID(lastEventID)
+	if !ok {
+		return nil, 0
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	st := ls.streams.find(id)
+	if st != nil && st.get && ls.streams.get != st {
+		if old := ls.streams.get; old != nil {
+			old.close()
+		}
+		ls.streams.get = st
+	}
+	return st, seq
+}
+
+// openGetStream starts a new GET stream for ls, closing the previous one:
+// a session has one stream for messages unrelated to calls.
+func (s *Server) openGetStream(ls *liveSession) *stream {
+	st := s.newStream(ls, true)
+	ls.mu.Lock()
+	old := ls.streams.get
+	ls.streams.get = st
+	ls.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return st
+}
+
+// pump writes a stream's queued events to a GET response, with keep-alive
+// comments while quiet, until the stream ends or the client or the session
+// goes.
+func (s *Server) pump(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, ls *liveSession, events <-chan []byte) {
+	t := time.NewTicker(s.keepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok || !writeFlush(w, rc, ev) {
+				return
+			}
+			t.Reset(s.keepAlive)
+		case <-t.C:
+			if !writeFlush(w, rc, []byte(keepAliveEvent)) || s.ended(ctx, ls) {
+				return
+			}
+		case <-ctx.Done():
+			return
+		case <-ls.ctx.Done():
+			return
+		}
+	}
+}
+
+// ended revalidates a session when due and reports whether it ended.
+func (s *Server) ended(ctx context.Context, ls *liveSession) bool {
+	if !ls.due(s.now()) {
+		return false
+	}
+	_, err := s.revalidate(ctx, ls)
+	return err != nil
+}
+
+func writeFlush(w http.ResponseWriter, rc *http.ResponseController, p []byte) bool {
+	if _, err := w.Write(p); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+// NotifyToolsChanged sends notifications/tools/list_changed to every session
+// of the agent served by this replica, on its GET stream; sessions without
+// one miss it.
+func (s *Server) NotifyToolsChanged(agentID string) {
+	var streams []*stream
+	s.mu.RLock()
+	for _, ls := range s.live {
+		if ls.agentID != agentID {
+			continue
+		}
+		ls.mu.Lock()
+		if g := ls.streams.get; g != nil {
+			streams = append(streams, g)
+		}
+		ls.mu.Unlock()
+	}
+	s.mu.RUnlock()
+	for _, st := range streams {
+		st.emit([]byte(toolsChanged))
+	}
+}
+
+// serveDelete ends the session: its calls are canceled, its streams close,
+// and later requests with its id get 404.
+func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential) {
+	ls, _, err := s.openSession(r, agent, cred)
+	if err != nil {
+		s.httpError(w, err)
+		return
+	}
+	defer ls.release()
+	err = s.store.EndSession(r.Context(), ls.id, s.now())
+	if err != nil && mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+		s.httpError(w, err)
+		return
+	}
+	s.drop(ls, mcpgate.Errorf(mcpgate.ECANCELED, "the session ended"))
+	w.WriteHeader(http.StatusOK)
+}
+
+// httpError writes err with WriteHTTPError, logging internal errors first.
+func (s *Server) httpError(w http.ResponseWriter, err error) {
+	if mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
+		s.log.Error("mcp: request failed", "err", err)
+	}
+	WriteHTTPError(w, err)
+}

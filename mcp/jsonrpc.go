@@ -1,0 +1,228 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// kind classifies a decoded JSON-RPC message.
+type kind uint8
+
+// The kinds of message a client may POST.
+const (
+	kindInvalid      kind = iota // not a valid JSON-RPC 2.0 message
+	kindRequest                  // method and id
+	kindNotification             // method, no id
+	kindResponse                 // id with result or error: an answer to a server→client request
+)
+
+// message is one JSON-RPC 2.0 message as received. Only the envelope is
+// decoded; params, result and error stay raw until a method needs them.
+type message struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+
+	kind    kind
+	method  string
+	problem string // why the message is invalid
+}
+
+// decode parses a POST body: one message, or a batch (a JSON array). It
+// returns a -32700 error for malformed JSON and a -32600 error for JSON that
+// is no message at all; otherwise every message has its kind, and invalid
+// ones say why in problem.
+func decode(body []byte) (msgs []*message, batch bool, rerr *rpcError) {
+	switch firstByte(body) {
+	case '{':
+		m := new(message)
+		if err := json.Unmarshal(body, m); err != nil {
+			return nil, false, parseError()
+		}
+		m.classify()
+		return []*message{m}, false, nil
+	case '[':
+		return decodeBatch(body)
+	}
+	if json.Valid(body) {
+		return nil, false, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: the body must be a JSON-RPC object"}
+	}
+	return nil, false, parseError()
+}
+
+// decodeBatch decodes a JSON array of messages.
+func decodeBatch(body []byte) ([]*message, bool, *rpcError) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(body, &raws); err != nil {
+		return nil, true, parseError()
+	}
+	if len(raws) == 0 {
+		return nil, true, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: empty batch"}
+	}
+	msgs := make([]*message, len(raws))
+	for i, raw := range raws {
+		m := new(message)
+		msgs[i] = m
+		if firstByte(raw) != '{' || json.Unmarshal(raw, m) != nil {
+			m.invalid("a batch element must be a JSON-RPC object")
+			continue
+		}
+		m.classify()
+	}
+	return msgs, true, nil
+}
+
+func parseError() *rpcError {
+	return &rpcError{Code: codeParseError, Message: "Parse error: the body is not valid JSON"}
+}
+
+// classify sets the message's kind from its members.
+func (m *message) classify() {
+	if string(m.JSONRPC) != `"2.0"` {
+		m.invalid(`"jsonrpc" must be "2.0"`)
+		return
+	}
+	if m.Method == nil {
+		m.classifyResponse()
+		return
+	}
+	name, ok := jsonString(m.Method)
+	switch {
+	case !ok:
+		m.invalid(`"method" must be a string`)
+	case m.Result != nil || m.Error != nil:
+		m.invalid(`a request cannot carry "result" or "error"`)
+	case !validParams(m.Params):
+		m.invalid(`"params" must be an object`)
+	case m.ID == nil:
+		m.kind, m.method = kindNotification, name
+	case !validID(m.ID):
+		m.invalid(`"id" must be a string or an integer`)
+	default:
+		m.kind, m.method = kindRequest, name
+	}
+}
+
+// classifyResponse accepts a message without a method as a response.
+func (m *message) classifyResponse() {
+	hasID := m.ID != nil && (validID(m.ID) || string(m.ID) == "null")
+	if hasID && (m.Result != nil) != (m.Error != nil) {
+		m.kind = kindResponse
+		return
+	}
+	m.invalid(`"method" is missing`)
+}
+
+func (m *message) invalid(problem string) {
+	m.kind, m.problem = kindInvalid, problem
+}
+
+// replyID returns the id to answer the message with: its own when valid,
+// else null.
+func (m *message) replyID() json.RawMessage {
+	if m.ID != nil && validID(m.ID) {
+		return m.ID
+	}
+	return nil
+}
+
+// validParams reports whether params is absent, null, an object or an array.
+func validParams(p json.RawMessage) bool {
+	switch firstByte(p) {
+	case 0, '{', '[', 'n':
+		return true
+	}
+	return false
+}
+
+// validID reports whether a decoded id is a string or an integer.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	if id[0] == '"' {
+		return true
+	}
+	digits := id
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// idKey returns a canonical key for a valid id, so that "1" and 1 differ
+// and escaped strings match their plain spelling.
+func idKey(id json.RawMessage) string {
+	if s, ok := jsonString(id); ok {
+		return "s" + s
+	}
+	return "n" + string(id)
+}
+
+// jsonString returns the string a JSON value holds, if it is a string.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// firstByte returns the first non-space byte of b, or 0.
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// appendResult appends a JSON-RPC success response.
+func appendResult(b []byte, id json.RawMessage, result []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
+}
+
+// appendError appends a JSON-RPC error response; a nil id is written null.
+func appendError(b []byte, id json.RawMessage, e *rpcError) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, marshalError(e)...)
+	return append(b, '}')
+}
+
+// appendNotification appends a JSON-RPC notification.
+func appendNotification(b []byte, method string, params []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","method":"`...)
+	b = append(b, method...)
+	b = append(b, `","params":`...)
+	b = append(b, params...)
+	return append(b, '}')
+}

@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// cursorPrefix marks our tools/list cursors, so that foreign strings are
+// refused rather than misread.
+const cursorPrefix = "after:"
+
+// listTools serves one page of tools/list. The cursor names the last tool
+// served, so pages stay stable (no repeats, no gaps for tools that remain)
+// when the list changes between pages.
+func (s *Server) listTools(ctx context.Context, agent *mcpgate.Agent, params json.RawMessage) ([]byte, error) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if err := unmarshalParams(params, &p); err != nil {
+		return nil, err
+	}
+	tools, err := s.gateway.ListTools(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	tools = sortedTools(tools)
+	start := 0
+	if p.Cursor != nil {
+		after, ok := decodeCursor(*p.Cursor)
+		if !ok {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: unknown tools/list cursor %q", *p.Cursor)
+		}
+		start = sort.Search(len(tools), func(i int) bool { return tools[i].Name > after })
+	}
+	return s.toolsPage(tools, start), nil
+}
+
+// sortedTools returns tools sorted by name. Gateways list them sorted; a
+// list that is not gets sorted here, since cursors depend on the order.
+func sortedTools(tools []ListedTool) []ListedTool {
+	byName := func(a, b ListedTool) int { return strings.Compare(a.Name, b.Name) }
+	if slices.IsSortedFunc(tools, byName) {
+		return tools
+	}
+	tools = slices.Clone(tools)
+	slices.SortStableFunc(tools, byName)
+	return tools
+}
+
+// toolsPage encodes the page of tools from start.
+func (s *Server) toolsPage(tools []ListedTool, start int) []byte {
+	end := min(start+s.pageSize, len(tools))
+	b := []byte(`{"tools":[`)
+	for i, t := range tools[start:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t.JSON...)
+	}
+	b = append(b, ']')
+	if end < len(tools) {
+		b = append(b, `,"nextCursor":"`...)
+		b = append(b, encodeCursor(tools[end-1].Name)...)
+		b = append(b, '"')
+	}
+	return append(b, '}')
+}
+
+// encodeCursor returns the opaque cursor for the page after the named tool.
+func encodeCursor(name string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + name))
+}
+
+// decodeCursor returns the tool name a cursor holds.
+func decodeCursor(cursor string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return "", false
+	}
+	return strings.CutPrefix(string(b), cursorPrefix)
+}

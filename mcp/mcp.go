@@ -1,0 +1,179 @@
+// Package mcp is the gateway's MCP server side: the Streamable HTTP
+// transport behind POST|GET|DELETE /{agentId}/mcp. It negotiates protocol
+// versions, frames JSON-RPC, keeps sessions (stored through
+// mcpgate.SessionStore so any replica serves them, cached in memory), answers
+// in JSON or switches a reply to SSE when a call sends notifications, and
+// keeps recent SSE events so a client can resume a stream.
+//
+// Authentication, authorization and Origin/Host checks happen before
+// ServeAgent is called (package server). Tools are resolved and run by a
+// Gateway. This package imports only the standard library and the root
+// package mcpgate; it must not import server, pipeline, stores or backends.
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMaxBodyBytes = 4 << 20
+	DefaultPageSize     = 100
+	DefaultKeepAlive    = 25 * time.Second
+	DefaultServerName   = "mcpgate"
+)
+
+// Options configures a Server. Sessions and Gateway are required.
+type Options struct {
+	// Sessions stores sessions so that any replica can serve them.
+	Sessions mcpgate.SessionStore
+	// Gateway lists and runs the agents' tools.
+	Gateway Gateway
+	// ServerName and ServerVersion go into initialize's serverInfo
+	// (defaults: "mcpgate" and mcpgate.Version).
+	ServerName, ServerVersion string
+	// MaxBodyBytes limits a POST body; larger ones get 413 (default 4 MiB).
+	MaxBodyBytes int64
+	// PageSize is the number of tools per tools/list page (default 100).
+	PageSize int
+	// KeepAlive is the interval of SSE comment pings on quiet streams
+	// (default 25s).
+	KeepAlive time.Duration
+	// Logger receives internal errors (default slog.Default()).
+	Logger *slog.Logger
+	// Now returns the current time (default time.Now); tests set it.
+	Now func() time.Time
+}
+
+// Gateway is what the transport needs from the rest of the gateway.
+type Gateway interface {
+	// ListTools returns the agent's tools sorted by name, each pre-encoded
+	// as its MCP Tool JSON (name, title, description, inputSchema,
+	// outputSchema, annotations).
+	ListTools(ctx context.Context, agent *mcpgate.Agent) ([]ListedTool, error)
+	// CallTool runs one tools/call. call.Agent, ToolName, Arguments,
+	// Credential, SessionID and Notifier are set by mcp; the gateway
+	// resolves the tool. Errors carry mcpgate codes: ENOTFOUND (unknown
+	// tool), EINVALID, ETIMEOUT, EUNAVAILABLE, ERATELIMIT, ECONFLICT,
+	// ECANCELED...
+	CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error)
+}
+
+// ListedTool is one tool of tools/list: its name, for ordering and cursors,
+// and its MCP Tool JSON, served as is.
+type ListedTool struct {
+	Name string
+	JSON json.RawMessage
+}
+
+// Server serves the MCP endpoints of all agents. It is safe for concurrent
+// use; Close cancels every call and stream it runs.
+type Server struct {
+	store     mcpgate.SessionStore
+	gateway   Gateway
+	name      string
+	version   string
+	maxBody   int64
+	pageSize  int
+	keepAlive time.Duration
+	log       *slog.Logger
+	now       func() time.Time
+
+	// instance prefixes stream ids so they are unique across replicas.
+	instance  string
+	streamSeq atomic.Uint64
+	base      context.Context
+	stop      context.CancelFunc
+
+	mu      sync.RWMutex
+	live    map[string]*liveSession
+	sweptAt time.Time
+}
+
+// New returns a Server. It panics if opts lacks Sessions or Gateway, which
+// is a wiring mistake.
+func New(opts *Options) *Server {
+	if opts == nil || opts.Sessions == nil || opts.Gateway == nil {
+		panic("mcp.New: Options.Sessions and Options.Gateway are required")
+	}
+	base, stop := context.WithCancel(context.Background())
+	s := &Server{
+		store: opts.Sessions, gateway: opts.Gateway,
+		name: opts.ServerName, version: opts.ServerVersion,
+		maxBody: opts.MaxBodyBytes, pageSize: opts.PageSize, keepAlive: opts.KeepAlive,
+		log: opts.Logger, now: opts.Now,
+		instance: randomHex(6), base: base, stop: stop,
+		live: make(map[string]*liveSession),
+	}
+	s.setDefaults()
+	return s
+}
+
+func (s *Server) setDefaults() {
+	if s.name == "" {
+		s.name = DefaultServerName
+	}
+	if s.version == "" {
+		s.version = mcpgate.Version
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.pageSize <= 0 {
+		s.pageSize = DefaultPageSize
+	}
+	if s.keepAlive <= 0 {
+		s.keepAlive = DefaultKeepAlive
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+}
+
+// Close cancels every call in flight and ends every open stream. Sessions
+// stay stored, so clients continue on another replica.
+func (s *Server) Close() {
+	s.stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.live)
+}
+
+// ServeAgent serves POST, GET and DELETE on an agent's MCP endpoint for a
+// request already authenticated as cred and authorized for agent. Other
+// methods get 405 with an Allow header.
+func (s *Server) ServeAgent(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential) {
+	switch r.Method {
+	case http.MethodPost:
+		s.servePost(w, r, agent, cred)
+	case http.MethodGet:
+		s.serveGet(w, r, agent, cred)
+	case http.MethodDelete:
+		s.serveDelete(w, r, agent, cred)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeStatus(w, http.StatusMethodNotAllowed, "method_not_allowed", "use POST, GET or DELETE on an MCP endpoint")
+	}
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,94 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// answer runs a request other than initialize and tools/call and returns
+// its response.
+func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, m *message) []byte {
+	result, err := s.method(r.Context(), ls, agent, m)
+	if err != nil {
+		return s.errorResponse(ls, m, err)
+	}
+	return appendResult(nil, m.ID, result)
+}
+
+// method dispatches the requests a session may send besides tools/call.
+func (s *Server) method(ctx context.Context, ls *liveSession, agent *mcpgate.Agent, m *message) ([]byte, error) {
+	switch m.method {
+	case "ping":
+		return []byte("{}"), nil
+	case "tools/list":
+		return s.listTools(ctx, agent, m.Params)
+	case "logging/setLevel":
+		return s.setLevel(ctx, ls, m.Params)
+	}
+	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "Method not found: %q", m.method)
+}
+
+// errorResponse returns the error response to m, logging internal errors,
+// whose details the client does not see.
+func (s *Server) errorResponse(ls *liveSession, m *message, err error) []byte {
+	if mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
+		s.log.Error("mcp: request failed", "method", m.method, "session", ls.id, "err", err)
+	}
+	return appendError(nil, m.ID, toRPCError(err))
+}
+
+// notification handles a client notification. Only cancellation needs
+// action; notifications/initialized and unknown ones are accepted and
+// ignored, as JSON-RPC requires.
+func (s *Server) notification(ls *liveSession, m *message) {
+	if m.method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    json.RawMessage `json:"reason"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || !validID(p.RequestID) {
+		return
+	}
+	reason, _ := jsonString(p.Reason)
+	ls.cancelCall(idKey(p.RequestID), reason)
+}
+
+// setLevel handles logging/setLevel: the session's minimum level of
+// notifications/message, stored so every replica applies it.
+func (s *Server) setLevel(ctx context.Context, ls *liveSession, params json.RawMessage) ([]byte, error) {
+	var p struct {
+		Level string `json:"level"`
+	}
+	if err := unmarshalParams(params, &p); err != nil {
+		return nil, err
+	}
+	idx := levelIndex(p.Level)
+	if idx < 0 {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "unknown log level %q: use debug, info, notice, warning, error, critical, alert or emergency", p.Level)
+	}
+	ls.level.Store(int32(idx))
+	ls.mu.Lock()
+	ls.record.LogLevel = p.Level
+	rec := ls.record
+	ls.mu.Unlock()
+	if err := s.store.UpdateSession(ctx, &rec); err != nil {
+		return nil, err
+	}
+	return []byte("{}"), nil
+}
+
+// unmarshalParams decodes params into v; absent params leave v zero.
+func unmarshalParams(params json.RawMessage, v any) error {
+	if len(params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// servePost handles a POST: one JSON-RPC message, or a batch on versions
+// that still have them.
+func (s *Server) servePost(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential) {
+	if !isJSONContent(r.Header.Get("Content-Type")) {
+		writeStatus(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
+		return
+	}
+	acc := parseAccept(r.Header.Values("Accept"))
+	if !acc.json && !acc.sse {
+		writeStatus(w, http.StatusNotAcceptable, "not_acceptable", "Accept must admit application/json or text/event-stream")
+		return
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.httpError(w, err)
+		return
+	}
+	msgs, batch, rerr := decode(body)
+	switch {
+	case rerr != nil:
+		writeRPCError(w, http.StatusBadRequest, rerr)
+	case batch:
+		s.serveBatch(w, r, agent, cred, acc, msgs)
+	default:
+		s.serveMessage(w, r, agent, cred, acc, msgs[0])
+	}
+}
+
+// readBody reads the request body up to the size limit.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > s.maxBody {
+		return nil, tooLarge(s.maxBody)
+	}
+	size := 512
+	if r.ContentLength > 0 {
+		size = int(r.ContentLength) + 1 // +1 so ReadAll sees EOF without growing
+	}
+	body, err := readAll(http.MaxBytesReader(w, r.Body, s.maxBody), size)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, tooLarge(s.maxBody)
+	} else if err != nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "reading the request body failed: %v", err)
+	}
+	return body, nil
+}
+
+// readAll is io.ReadAll with a first buffer of the given size.
+func readAll(rd io.Reader, size int) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		} else if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+func tooLarge(limit int64) error {
+	return mcpgate.Errorf(mcpgate.ETOOLARGE, "the request body exceeds %d bytes", limit)
+}
+
+// serveMessage handles one message: initialize opens a session; everything
+// else needs one.
+func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
+	if m.kind == kindInvalid {
+		writeRPCError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: " + m.problem})
+		return
+	}
+	if m.kind == kindRequest && m.method == "initialize" {
+		s.initialize(w, r, agent, cred, acc, m)
+		return
+	}
+	ls, version, err := s.openSession(r, agent, cred)
+	if err != nil {
+		s.httpError(w, err)
+		return
+	}
+	defer ls.release()
+	switch m.kind {
+	case kindRequest:
+		if m.method == "tools/call" {
+			s.serveCall(w, ls, agent, cred, version, acc, m)
+			return
+		}
+		s.reply(w, ls, version, acc, s.answer(r, ls, agent, m))
+	case kindNotification:
+		s.notification(ls, m)
+		w.WriteHeader(http.StatusAccepted)
+	case kindResponse:
+		// A response answers a server→client request. The gateway sends
+		// none yet; when it does, this is where a session's pending
+		// requests get matched by id.
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// serveBatch handles a JSON array of messages (2025-03-26 and 2024-11-05).
+// Calls run one after another and reply in JSON: a batch cannot stream.
+func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, msgs []*message) {
+	if r.Header.Get("Mcp-Session-Id") == "" {
+		writeRPCError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: a JSON-RPC batch needs a session (initialize cannot be batched), and batching was removed in protocol version 2025-06-18"})
+		return
+	}
+	ls, version, err := s.openSession(r, agent, cred)
+	if err != nil {
+		s.httpError(w, err)
+		return
+	}
+	defer ls.release()
+	if !allowsBatch(ls.version) {
+		writeRPCError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: JSON-RPC batching was removed in protocol version 2025-06-18 and this session speaks %s; send one message per POST", ls.version)})
+		return
+	}
+	var out [][]byte
+	for _, m := range msgs {
+		if resp := s.batchEntry(r, ls, agent, cred, m); resp != nil {
+			out = append(out, resp)
+		}
+	}
+	s.replyBatch(w, ls, version, acc, out)
+}
+
+// batchEntry handles one message of a batch and returns its response, or
+// nil for notifications and responses.
+func (s *Server) batchEntry(r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message) []byte {
+	switch {
+	case m.kind == kindInvalid:
+		return appendError(nil, m.replyID(), &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: " + m.problem})
+	case m.kind == kindNotification:
+		s.notification(ls, m)
+	case m.kind != kindRequest:
+	case m.method == "initialize":
+		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: initialize must not be part of a batch"})
+	case m.method == "tools/call":
+		resp, _ := s.runCall(ls, agent, cred, m, s.newCallReply(nil, ls, "", accepts{json: true}))
+		return resp
+	default:
+		return s.answer(r, ls, agent, m)
+	}
+	return nil
+}
+
+// reply sends one response: JSON, or a one-event SSE stream to a client
+// that accepts only SSE.
+func (s *Server) reply(w http.ResponseWriter, ls *liveSession, version string, acc accepts, resp []byte) {
+	if acc.json || ls == nil {
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	s.replySSE(w, ls, version, resp)
+}
+
+// replyBatch sends a batch's responses: a JSON array, or one SSE event each
+// to a client that accepts only SSE; 202 when there are none.
+func (s *Server) replyBatch(w http.ResponseWriter, ls *liveSession, version string, acc accepts, resps [][]byte) {
+	if len(resps) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if !acc.json {
+		s.replySSE(w, ls, version, resps...)
+		return
+	}
+	b := []byte{'['}
+	for i, resp := range resps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, resp...)
+	}
+	writeJSON(w, http.StatusOK, append(b, ']'))
+}
+
+// replySSE sends messages as a complete SSE stream.
+func (s *Server) replySSE(w http.ResponseWriter, ls *liveSession, version string, msgs ...[]byte) {
+	st := s.openPostStream(w, ls, version)
+	for _, msg := range msgs {
+		st.emit(msg)
+	}
+	st.close()
+}
+
+// openPostStream turns a POST's response into an SSE stream of ls, opened
+// with a priming event on versions that have it and kept alive while quiet.
+func (s *Server) openPostStream(w http.ResponseWriter, ls *liveSession, version string) *stream {
+	st := s.newStream(ls, false)
+	startSSE(w)
+	sk := &directSink{w: w, rc: http.NewResponseController(w)}
+	if primesStreams(version) {
+		sk.write(primingEvent(st.eventID(0)))
+	}
+	st.attach(sk, 0)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.timer = time.AfterFunc(st.every, st.keepAlive)
+	return st
+}

@@ -1,0 +1,250 @@
+// Package pipeline runs every tools/call through the gateway's stages in
+// one fixed order: resolve the tool, validate the arguments, pass the
+// approval gate, dispatch to the skill's backend under its deadline, check
+// the output, and record the outcome. Authentication and authorization
+// happen before, at the HTTP edge, because sessions are bound to them.
+//
+// Stages never know which backend runs a call, and backends never know
+// about credentials or policy. The package must not import the transport,
+// a store or a concrete backend.
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/registry"
+)
+
+// Tables finds an agent's tool table.
+type Tables interface {
+	Table(agentID string) (*registry.Table, bool)
+}
+
+// Recorder records the outcome of each call.
+type Recorder interface {
+	ObserveCall(agent, tool, outcome string, d time.Duration)
+}
+
+// Options configure a Pipeline.
+type Options struct {
+	Tables   Tables                                // required
+	Backends map[mcpgate.SkillKind]mcpgate.Backend // by skill kind
+	Recorder Recorder                              // optional
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// Pipeline runs tool calls.
+type Pipeline struct {
+	opts Options
+}
+
+// deadlineGrace is added to a tool's timeout for the pipeline's own
+// deadline, so that a backend that honors the timeout reports it itself.
+const deadlineGrace = 2 * time.Second
+
+// New returns a pipeline.
+func New(opts *Options) *Pipeline {
+	p := &Pipeline{opts: *opts}
+	if p.opts.Logger == nil {
+		p.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if p.opts.Now == nil {
+		p.opts.Now = time.Now
+	}
+	return p
+}
+
+// Call runs one tools/call. call.Agent and call.ToolName must be set; the
+// pipeline resolves call.Skill and call.Tool. Returns ENOTFOUND for an
+// unknown tool and ETIMEOUT when the backend overruns its deadline; tool
+// failures, including invalid arguments, are results with IsError.
+func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+	start := p.opts.Now()
+	res, err := p.run(ctx, call)
+	p.record(call, res, err, p.opts.Now().Sub(start))
+	return res, err
+}
+
+// run is Call without the recording.
+func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+	entry, err := p.resolve(call)
+	if err != nil {
+		return nil, err
+	}
+	if res := validateArguments(entry, call); res != nil {
+		return res, nil
+	}
+	if res := approvalGate(entry); res != nil {
+		return res, nil
+	}
+	res, err := p.dispatch(ctx, entry, call)
+	if err != nil || res.IsError {
+		return res, err
+	}
+	return checkOutput(entry, res), nil
+}
+
+// resolve finds the call's tool in the agent's table.
+func (p *Pipeline) resolve(call *mcpgate.Call) (*registry.Entry, error) {
+	t, ok := p.opts.Tables.Table(call.Agent.ID)
+	if !ok {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q not found", call.Agent.ID)
+	}
+	e := t.Lookup(call.ToolName)
+	if e == nil {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "unknown tool %q: tools/list shows the tools of agent %q", call.ToolName, call.Agent.ID)
+	}
+	call.Skill, call.Tool = e.Skill, e.Tool
+	return e, nil
+}
+
+// validateArguments checks the arguments against the input schema and
+// returns an error result naming each bad field, or nil when they pass.
+// Absent arguments are an empty object.
+func validateArguments(e *registry.Entry, call *mcpgate.Call) *mcpgate.Result {
+	if len(call.Arguments) == 0 || string(call.Arguments) == "null" {
+		call.Arguments = json.RawMessage("{}")
+	}
+	if err := e.Input.Validate(call.Arguments); err != nil {
+		return mcpgate.ErrorResult("Invalid arguments for tool %s:\n%s", e.Name, indent(mcpgate.ErrorMessage(err)))
+	}
+	return nil
+}
+
+// approvalGate refuses calls of skills that demand human approval: this
+// version has no approval gate, and a call must never run unapproved.
+func approvalGate(e *registry.Entry) *mcpgate.Result {
+	if e.Skill.AutoApprove {
+		return nil
+	}
+	return mcpgate.ErrorResult("Tool %s needs human approval (its skill %q sets auto_approve: false), and this gateway has no approval gate; the call was not made.", e.Name, e.Skill.Name)
+}
+
+// dispatch runs the call on its skill's backend under the tool's deadline,
+// reporting progress to callers that asked for it.
+func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
+	backend := p.opts.Backends[e.Skill.Kind]
+	if backend == nil {
+		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "no backend serves skills of kind %q", e.Skill.Kind)
+	}
+	timeout := toolTimeout(e)
+	ctx, cancel := context.WithTimeout(ctx, timeout+deadlineGrace)
+	defer cancel()
+	call.Notifier.Progress(0, 1, "calling "+e.Name)
+	res, err := callBackend(ctx, backend, call)
+	if err == nil && res == nil {
+		err = errors.New("backend returned neither a result nor an error")
+	}
+	if err != nil && mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, mcpgate.Errorf(mcpgate.ETIMEOUT, "tool %s did not answer within %s", e.Name, timeout)
+		case errors.Is(ctx.Err(), context.Canceled):
+			return nil, mcpgate.Errorf(mcpgate.ECANCELED, "the call of tool %s was canceled", e.Name)
+		}
+	}
+	if err == nil {
+		call.Notifier.Progress(1, 1, "done")
+	}
+	return res, err
+}
+
+// answer is what a backend returned for a call.
+type answer struct {
+	res *mcpgate.Result
+	err error
+}
+
+// callBackend runs the call on b, but returns ctx's error as soon as ctx
+// ends, so that a backend that ignores its context cannot hold the caller
+// past the deadline; its late answer is dropped. A panic in the backend
+// becomes an internal error, as it would have in the caller's goroutine.
+func callBackend(ctx context.Context, b mcpgate.Backend, call *mcpgate.Call) (*mcpgate.Result, error) {
+	done := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- answer{err: fmt.Errorf("backend panicked: %v\n%s", v, debug.Stack())}
+			}
+		}()
+		res, err := b.CallTool(ctx, call)
+		done <- answer{res, err}
+	}()
+	select {
+	case a := <-done:
+		return a.res, a.err
+	case <-ctx.Done():
+		select {
+		case a := <-done: // it answered just as time ran out
+			return a.res, a.err
+		default:
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// toolTimeout is the tool's own timeout, or its skill's.
+func toolTimeout(e *registry.Entry) time.Duration {
+	if r := e.Tool.Request; r != nil && r.Timeout > 0 {
+		return time.Duration(r.Timeout)
+	}
+	return e.Skill.CallTimeout()
+}
+
+// checkOutput enforces the tool's output schema on a successful result:
+// structured content must be present and valid.
+func checkOutput(e *registry.Entry, res *mcpgate.Result) *mcpgate.Result {
+	if e.Output == nil || len(res.Raw) > 0 {
+		return res
+	}
+	if len(res.StructuredContent) == 0 {
+		return mcpgate.ErrorResult("Tool %s declares an output schema, but the backend returned no structured content.", e.Name)
+	}
+	if err := e.Output.Validate(res.StructuredContent); err != nil {
+		return mcpgate.ErrorResult("The response of tool %s does not match its output schema:\n%s", e.Name, indent(mcpgate.ErrorMessage(err)))
+	}
+	return res
+}
+
+// record reports the call's outcome.
+func (p *Pipeline) record(call *mcpgate.Call, res *mcpgate.Result, err error, d time.Duration) {
+	outcome := "ok"
+	switch {
+	case err != nil:
+		outcome = mcpgate.ErrorCode(err)
+	case res.IsError:
+		outcome = "tool_error"
+	}
+	if outcome == mcpgate.EINTERNAL {
+		p.opts.Logger.Error("tool call failed", "agent", call.Agent.ID, "tool", call.ToolName, "err", err)
+	}
+	if p.opts.Recorder == nil {
+		return
+	}
+	tool := call.ToolName
+	if call.Tool == nil {
+		tool = "(unknown)" // keep label cardinality bounded
+	}
+	p.opts.Recorder.ObserveCall(call.Agent.ID, tool, outcome, d)
+}
+
+// indent puts each line of a list under a heading.
+func indent(s string) string {
+	out := make([]byte, 0, len(s)+16)
+	out = append(out, "- "...)
+	for i := 0; i < len(s); i++ {
+		out = append(out, s[i])
+		if s[i] == '\n' {
+			out = append(out, "- "...)
+		}
+	}
+	return string(out)
+}

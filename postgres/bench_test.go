@@ -1,0 +1,15 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/mcpgate/mcpgate/sqlstore/storetest"
+)
+
+func BenchmarkFindKeyByHash(b *testing.B) {
+	storetest.BenchFindKeyByHash(b, mustOpen(b, mustDatabase(b, mustAdmin(b))))
+}
+
+func BenchmarkFindSession(b *testing.B) {
+	storetest.BenchFindSession(b, mustOpen(b, mustDatabase(b, mustAdmin(b))))
+}

@@ -1,0 +1,52 @@
+package postgres
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mcpgate/mcpgate/sqlstore"
+)
+
+// SQLSTATE codes of the violations sqlstore maps.
+const (
+	uniqueViolation     = "23505"
+	foreignKeyViolation = "23503"
+)
+
+// dialect is how PostgreSQL reports violated constraints.
+type dialect struct{}
+
+// Violation classifies err by its SQLSTATE, and reads the columns of a
+// unique constraint from the detail, which names them as
+// "Key (agent_id, name)=(a, b) already exists.".
+func (dialect) Violation(err error) sqlstore.Violation {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return sqlstore.Violation{}
+	}
+	switch e.Code {
+	case uniqueViolation:
+		return sqlstore.Violation{Kind: sqlstore.UniqueViolation, Columns: detailColumns(e.Detail)}
+	case foreignKeyViolation:
+		return sqlstore.Violation{Kind: sqlstore.ForeignKeyViolation}
+	}
+	return sqlstore.Violation{}
+}
+
+// detailColumns reads the column names out of a unique violation's detail.
+func detailColumns(detail string) []string {
+	list, ok := strings.CutPrefix(detail, "Key (")
+	if !ok {
+		return nil
+	}
+	end := strings.Index(list, ")=(")
+	if end < 0 {
+		return nil
+	}
+	var cols []string
+	for c := range strings.SplitSeq(list[:end], ",") {
+		cols = append(cols, strings.Trim(strings.TrimSpace(c), `"`))
+	}
+	return cols
+}

@@ -1,0 +1,151 @@
+// Package registry keeps every agent's tool table in memory, compiled and
+// ready for the hot path, and reloads it when the store's generation moves.
+// It also checks a set of skills before they are stored: valid schemas and
+// no two tools with one name.
+//
+// It depends on the root package and the JSON Schema library only; it must
+// not import a store, a backend or the transport.
+package registry
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Source is what the registry reads agents and skills from.
+type Source interface {
+	ListAgents(ctx context.Context, f mcpgate.AgentFilter) ([]*mcpgate.Agent, error)
+	ListSkills(ctx context.Context, agentID string) ([]*mcpgate.Skill, error)
+	Generation(ctx context.Context) (int64, error)
+}
+
+// Options configure a Registry. The zero value is usable.
+type Options struct {
+	// OnChange is called after a reload with the agents whose tool lists
+	// changed, so that their open sessions can be told.
+	OnChange func(agentIDs []string)
+	Logger   *slog.Logger
+}
+
+// Registry holds the current tool table of every agent.
+type Registry struct {
+	src  Source
+	opts Options
+
+	reload sync.Mutex // serializes reloads
+	mu     sync.RWMutex
+	gen    int64
+	loaded bool
+	tables map[string]*Table
+}
+
+// New returns a registry reading from src. Call Reload before use.
+func New(src Source, opts *Options) *Registry {
+	r := &Registry{src: src, tables: map[string]*Table{}}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.Logger == nil {
+		r.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return r
+}
+
+// Table returns an agent's current table; ok is false for an unknown agent.
+func (r *Registry) Table(agentID string) (t *Table, ok bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok = r.tables[agentID]
+	return t, ok
+}
+
+// Reload reads every agent and skill again if the store's generation moved
+// since the last load.
+func (r *Registry) Reload(ctx context.Context) error {
+	r.reload.Lock()
+	defer r.reload.Unlock()
+	gen, err := r.src.Generation(ctx)
+	if err != nil {
+		return err
+	}
+	r.mu.RLock()
+	fresh := r.loaded && gen == r.gen
+	r.mu.RUnlock()
+	if fresh {
+		return nil
+	}
+	tables, err := r.load(ctx)
+	if err != nil {
+		return err
+	}
+	r.swap(gen, tables)
+	return nil
+}
+
+// load builds every agent's table. An agent whose stored skills no longer
+// compile is served without tools, and the problem is logged.
+func (r *Registry) load(ctx context.Context) (map[string]*Table, error) {
+	agents, err := r.src.ListAgents(ctx, mcpgate.AgentFilter{})
+	if err != nil {
+		return nil, err
+	}
+	skills, err := r.src.ListSkills(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	byAgent := map[string][]*mcpgate.Skill{}
+	for _, s := range skills {
+		byAgent[s.AgentID] = append(byAgent[s.AgentID], s)
+	}
+	tables := make(map[string]*Table, len(agents))
+	for _, a := range agents {
+		t, err := build(a, byAgent[a.ID])
+		if err != nil {
+			r.opts.Logger.Error("agent tools not loaded", "agent", a.ID, "err", err)
+			t, _ = build(a, nil)
+		}
+		tables[a.ID] = t
+	}
+	return tables, nil
+}
+
+// swap installs new tables and reports agents whose tool lists changed.
+func (r *Registry) swap(gen int64, tables map[string]*Table) {
+	r.mu.Lock()
+	old, wasLoaded := r.tables, r.loaded
+	r.tables, r.gen, r.loaded = tables, gen, true
+	r.mu.Unlock()
+	if !wasLoaded || r.opts.OnChange == nil {
+		return
+	}
+	var changed []string
+	for id, t := range tables {
+		if prev, ok := old[id]; !ok || prev.digest != t.digest {
+			changed = append(changed, id)
+		}
+	}
+	if len(changed) > 0 {
+		r.opts.OnChange(changed)
+	}
+}
+
+// Watch reloads every interval until ctx ends, so that changes made by
+// another process (the admin CLI, another replica) are picked up.
+func (r *Registry) Watch(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := r.Reload(ctx); err != nil && ctx.Err() == nil {
+				r.opts.Logger.Warn("registry reload failed", "err", err)
+			}
+		}
+	}
+}

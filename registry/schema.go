@@ -1,0 +1,107 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Schema is a compiled JSON Schema (2020-12 unless the schema's $schema
+// says otherwise), safe for concurrent use.
+type Schema struct {
+	s *jsonschema.Schema
+}
+
+// noLoader refuses every $ref outside the schema itself: a tool's schema
+// must never make the gateway read files or fetch URLs.
+type noLoader struct{}
+
+// Load refuses to load url.
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q is not allowed; put definitions in $defs", url)
+}
+
+// CompileSchema compiles raw, a JSON Schema object. Returns EINVALID saying
+// what is wrong with it.
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "schema is not valid JSON: %v", err)
+	}
+	const loc = "mcpgate:///schema.json"
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "schema: %v", err)
+	}
+	s, err := c.Compile(loc)
+	if err != nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "schema does not compile: %s", compactError(err))
+	}
+	return &Schema{s: s}, nil
+}
+
+// compactError keeps a compile error on one line.
+func compactError(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// Validate checks a JSON document against the schema. On failure it
+// returns EINVALID whose message names each bad field and why, one per
+// line, like "/rows/0/quantity: got string, want number".
+func (s *Schema) Validate(doc json.RawMessage) error {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return mcpgate.Errorf(mcpgate.EINVALID, "not valid JSON: %v", err)
+	}
+	return s.ValidateValue(v)
+}
+
+// ValidateValue is Validate for a value already decoded with UseNumber.
+func (s *Schema) ValidateValue(v any) error {
+	err := s.s.Validate(v)
+	var ve *jsonschema.ValidationError
+	if err == nil {
+		return nil
+	} else if !errors.As(err, &ve) {
+		return mcpgate.Errorf(mcpgate.EINVALID, "%v", err)
+	}
+	return mcpgate.Errorf(mcpgate.EINVALID, "%s", strings.Join(problems(ve), "\n"))
+}
+
+// problems lists the leaf errors of a validation failure, each with the
+// location of the offending value.
+func problems(ve *jsonschema.ValidationError) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, u := range ve.BasicOutput().Errors {
+		if u.Error == nil {
+			continue
+		}
+		msg := u.Error.String()
+		if strings.HasPrefix(msg, "validation failed") || strings.Contains(msg, "doesn't validate with") {
+			continue
+		}
+		loc := u.InstanceLocation
+		if loc == "" {
+			loc = "(arguments)"
+		}
+		line := loc + ": " + msg
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, compactError(ve))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,124 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Entry is one tool as an agent serves it: its skill, its binding, its
+// compiled schemas and its MCP encoding.
+type Entry struct {
+	// Name is the tool's exposed name (the skill's prefix and its name).
+	Name   string
+	Skill  *mcpgate.Skill
+	Tool   *mcpgate.Tool
+	Input  *Schema
+	Output *Schema // nil when the tool declares no output schema
+	// JSON is the tool's MCP Tool object, encoded once.
+	JSON json.RawMessage
+}
+
+// Table is the tool table of one agent, sorted by exposed name.
+type Table struct {
+	Agent  *mcpgate.Agent
+	Tools  []*Entry
+	byName map[string]*Entry
+	digest string
+}
+
+// Lookup returns the tool with the exposed name, or nil.
+func (t *Table) Lookup(name string) *Entry { return t.byName[name] }
+
+// Check validates an agent's skills as a whole: each skill's fields, each
+// tool's schemas (compiled), and that no two tools share an exposed name.
+// A clash is ECONFLICT naming both skills; other problems are EINVALID.
+func Check(skills []*mcpgate.Skill) error {
+	agent := &mcpgate.Agent{}
+	if len(skills) > 0 {
+		agent.ID = skills[0].AgentID // so that a clash names the agent
+	}
+	_, err := build(agent, skills)
+	return err
+}
+
+// build compiles an agent's tool table.
+func build(agent *mcpgate.Agent, skills []*mcpgate.Skill) (*Table, error) {
+	t := &Table{Agent: agent, byName: map[string]*Entry{}}
+	for _, s := range skills {
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		for _, tool := range s.Tools {
+			e, err := newEntry(s, tool)
+			if err != nil {
+				return nil, err
+			}
+			if prev := t.byName[e.Name]; prev != nil {
+				return nil, mcpgate.Errorf(mcpgate.ECONFLICT,
+					"tool name %q is served by both skill %q and skill %q of agent %q; set a prefix on one of them",
+					e.Name, prev.Skill.Name, s.Name, agent.ID)
+			}
+			t.byName[e.Name] = e
+			t.Tools = append(t.Tools, e)
+		}
+	}
+	sort.Slice(t.Tools, func(i, j int) bool { return t.Tools[i].Name < t.Tools[j].Name })
+	t.digest = digest(t)
+	return t, nil
+}
+
+// newEntry compiles one tool.
+func newEntry(s *mcpgate.Skill, tool *mcpgate.Tool) (*Entry, error) {
+	e := &Entry{Name: mcpgate.ExposedName(s.Prefix, tool.Name), Skill: s, Tool: tool}
+	var err error
+	if e.Input, err = CompileSchema(tool.InputSchema); err != nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "skill %q: tool %q: input_schema: %s", s.Name, tool.Name, mcpgate.ErrorMessage(err))
+	}
+	if len(tool.OutputSchema) > 0 {
+		if e.Output, err = CompileSchema(tool.OutputSchema); err != nil {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "skill %q: tool %q: output_schema: %s", s.Name, tool.Name, mcpgate.ErrorMessage(err))
+		}
+	}
+	if e.JSON, err = encodeTool(e.Name, tool); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// mcpTool is a tool in MCP's wire shape.
+type mcpTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+}
+
+// encodeTool encodes a tool for tools/list. A tool without a description
+// is described by its title, since many clients show only descriptions.
+func encodeTool(name string, t *mcpgate.Tool) (json.RawMessage, error) {
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	return json.Marshal(mcpTool{
+		Name: name, Title: t.Title, Description: desc,
+		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
+	})
+}
+
+// digest fingerprints what tools/list shows of a table, so that a reload
+// can tell which agents' lists changed.
+func digest(t *Table) string {
+	h := sha256.New()
+	for _, e := range t.Tools {
+		h.Write(e.JSON)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,205 @@
+// Package rest is the backend for skills of kind rest: it turns a tool call
+// into the HTTP request the tool's Request describes, sends it through the
+// SSRF guard, and maps the response to a tool result.
+//
+// The package imports the root mcpgate package, netguard and the standard
+// library; it must not import other backends, stores or the server.
+package rest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/netguard"
+)
+
+// Options configures a Backend. Nil, or a zero field, gives the default.
+type Options struct {
+	// LookupEnv finds the secrets that header and query templates refer to
+	// as ${env:NAME}, at call time; default os.LookupEnv.
+	LookupEnv mcpgate.LookupFunc
+	// AllowPrivate lets every skill reach private addresses, as if each had
+	// allow_private set; cloud metadata addresses stay refused.
+	AllowPrivate bool
+	// UserAgent is sent unless a header template sets one; default
+	// "mcpgate/" followed by the version.
+	UserAgent string
+	// Guard holds the HTTP clients; default a new netguard.Guard, whose
+	// connections the Backend's calls share.
+	Guard *netguard.Guard
+}
+
+// Backend runs the tools of rest skills. It is safe for concurrent use.
+type Backend struct {
+	lookup       mcpgate.LookupFunc
+	allowPrivate bool
+	userAgent    string
+	strict       *http.Client
+	private      *http.Client
+}
+
+var _ mcpgate.Backend = (*Backend)(nil)
+
+// New returns a Backend.
+func New(opts *Options) *Backend {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent}
+	if b.lookup == nil {
+		b.lookup = os.LookupEnv
+	}
+	if b.userAgent == "" {
+		b.userAgent = "mcpgate/" + mcpgate.Version
+	}
+	if o.Guard == nil {
+		o.Guard = netguard.New(nil)
+	}
+	b.strict = withSecretStripping(o.Guard.Client(netguard.Policy{}))
+	b.private = withSecretStripping(o.Guard.Client(netguard.Policy{AllowPrivate: true}))
+	return b
+}
+
+// client returns the client for a policy.
+func (b *Backend) client(p netguard.Policy) *http.Client {
+	if p.AllowPrivate {
+		return b.private
+	}
+	return b.strict
+}
+
+// CallTool sends the HTTP request the call's tool describes, filled with the
+// call's arguments, and maps the response to a result. Whatever goes wrong
+// with the request or the response, an SSRF refusal included, is a result
+// with IsError; only a call the caller cancels returns an error, ECANCELED.
+func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+	skill := call.Skill
+	if skill == nil {
+		skill = &mcpgate.Skill{}
+	}
+	timeout := callTimeout(ctx, skill, call.Tool.Request)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := b.newRequest(ctx, skill, call)
+	if err != nil {
+		return mcpgate.ErrorResult("%s", mcpgate.ErrorMessage(err)), nil
+	}
+	policy := netguard.Policy{AllowPrivate: b.allowPrivate || skill.AllowPrivate}
+	if err := policy.Check(req.URL); err != nil {
+		return failure(ctx, req.URL.Host, timeout, err)
+	}
+	resp, err := b.client(policy).Do(req)
+	if err != nil {
+		return failure(ctx, req.URL.Host, timeout, err)
+	}
+	defer resp.Body.Close()
+	limit := skill.ResponseLimit()
+	body, truncated, err := readLimited(resp, limit)
+	if err != nil {
+		return failure(ctx, req.URL.Host, timeout, err)
+	}
+	return newResponse(resp, req.URL, body, truncated, limit).result(call.Tool.OutputSchema), nil
+}
+
+// newRequest builds the HTTP request for a call. Its errors carry a code and
+// a message for the result.
+func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mcpgate.Call) (*http.Request, error) {
+	tr := call.Tool.Request
+	if tr == nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "tool %q has no request to send", call.Tool.Name)
+	}
+	a, err := parseArgs(call.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	method := requestMethod(tr)
+	if !validToken(method) {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "method %q is not valid", method)
+	}
+	e := &expander{args: a, lookup: b.lookup}
+	target, err := e.buildURL(skill, tr)
+	if err != nil {
+		return nil, err
+	}
+	h, err := e.headers(skill.Headers, tr.Headers)
+	if err != nil {
+		return nil, err
+	}
+	body, err := e.body(bodyMode(method, tr.Body), tr.Body)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.secretHeaders) > 0 {
+		ctx = context.WithValue(ctx, secretHeadersKey{}, e.secretHeaders)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, bodyReader(body))
+	if err != nil || req.URL.Host == "" || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the request URL %s is not a valid http or https URL", redactURL(target))
+	}
+	b.setDefaults(h, body != nil)
+	req.Header = h
+	return req, nil
+}
+
+// requestMethod returns the request's method in upper case, GET by default.
+func requestMethod(tr *mcpgate.Request) string {
+	if tr.Method == "" {
+		return http.MethodGet
+	}
+	return strings.ToUpper(tr.Method)
+}
+
+// bodyReader returns a reader of body, or nil for no body.
+func bodyReader(body []byte) io.Reader {
+	if body == nil {
+		return nil
+	}
+	return bytes.NewReader(body)
+}
+
+// setDefaults sets the headers the templates left unset.
+func (b *Backend) setDefaults(h http.Header, hasBody bool) {
+	if h.Get("User-Agent") == "" {
+		h.Set("User-Agent", b.userAgent)
+	}
+	if h.Get("Accept") == "" {
+		h.Set("Accept", "application/json, */*;q=0.8")
+	}
+	if hasBody && h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+}
+
+// callTimeout returns the tool's timeout, else the skill's, shortened to
+// the caller's deadline if that comes first.
+func callTimeout(ctx context.Context, skill *mcpgate.Skill, tr *mcpgate.Request) time.Duration {
+	timeout := skill.CallTimeout()
+	if tr != nil && tr.Timeout > 0 {
+		timeout = time.Duration(tr.Timeout)
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl).Round(time.Millisecond)
+	}
+	return timeout
+}
+
+// readLimited reads at most limit bytes of the response's body and reports
+// whether there was more.
+func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
+	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 && n <= limit {
+		buf.Grow(int(n) + 1)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	if int64(buf.Len()) > limit {
+		return buf.Bytes()[:limit], true, nil
+	}
+	return buf.Bytes(), false, err
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/mcp"
+)
+
+// guard validates Host and Origin against DNS rebinding and cross-site
+// requests: a browser page on a foreign site must not reach the gateway.
+type guard struct {
+	base    string          // the public base URL, without a trailing slash
+	hosts   map[string]bool // allowed host names, lower case, without port
+	origins map[string]bool // allowed origins, exactly "scheme://host[:port]"
+}
+
+// loopbackNames are always allowed when the public URL is on loopback.
+var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+
+// newGuard allows the public URL's host (and the loopback names when that
+// host is a loopback one) plus the configured extras.
+func newGuard(publicURL string, hosts, origins []string) (*guard, error) {
+	u, err := url.Parse(publicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "public URL %q must be an absolute http(s) URL", publicURL)
+	}
+	g := &guard{base: strings.TrimRight(publicURL, "/"), hosts: map[string]bool{}, origins: map[string]bool{}}
+	g.allowHost(u.Hostname())
+	if isLoopback(u.Hostname()) {
+		for _, n := range loopbackNames {
+			g.allowHost(n)
+		}
+	}
+	for _, h := range hosts {
+		g.allowHost(hostOnly(h))
+	}
+	for _, o := range origins {
+		ou, err := url.Parse(o)
+		if err != nil || ou.Host == "" {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "allowed origin %q must look like https://app.example.com", o)
+		}
+		g.origins[strings.ToLower(ou.Scheme+"://"+ou.Host)] = true
+	}
+	return g, nil
+}
+
+// allowHost adds a host name.
+func (g *guard) allowHost(h string) { g.hosts[strings.ToLower(strings.Trim(h, "[]"))] = true }
+
+// wrap refuses requests with a foreign Host or Origin with 403.
+func (g *guard) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := g.check(r); err != nil {
+			mcp.WriteHTTPError(w, err)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// check returns EFORBIDDEN for a foreign Host or Origin.
+func (g *guard) check(r *http.Request) error {
+	if host := hostOnly(r.Host); !g.hosts[host] {
+		return mcpgate.Errorf(mcpgate.EFORBIDDEN, "host %q is not served here; set --public-url or --allowed-hosts to the name clients use", host)
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || g.origins[strings.ToLower(origin)] {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || !g.hosts[strings.ToLower(u.Hostname())] {
+		return mcpgate.Errorf(mcpgate.EFORBIDDEN, "origin %q is not allowed; add it with --allowed-origins", origin)
+	}
+	return nil
+}
+
+// hostOnly strips the port from a Host value and lowercases it.
+func hostOnly(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	return strings.ToLower(strings.Trim(h, "[]"))
+}
+
+// isLoopback reports whether a host name is a loopback name or address.
+func isLoopback(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// PublicURLFor returns the public URL a server listening on addr would
+// have: loopback and unspecified hosts become 127.0.0.1.
+func PublicURLFor(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return fmt.Sprintf("http://%s", net.JoinHostPort(host, port))
+}

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/mcp"
+)
+
+// handleMCP authenticates and authorizes a request to /{agent}/mcp and
+// hands it to the MCP server.
+func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
+	agentID := r.PathValue("agent")
+	cred, err := s.opts.Auth.Authenticate(r)
+	if err != nil {
+		s.writeAuthError(w, agentID, err)
+		return
+	}
+	t, ok := s.opts.Tables.Table(agentID)
+	if !ok {
+		mcp.WriteHTTPError(w, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q not found", agentID))
+		return
+	}
+	if err := cred.Authorize(t.Agent); err != nil {
+		s.writeAuthError(w, agentID, err)
+		return
+	}
+	s.opts.MCP.ServeAgent(w, r, t.Agent, cred)
+}
+
+// writeAuthError writes an authentication or authorization failure; a 401
+// tells the client where the protected resource metadata lives.
+func (s *Server) writeAuthError(w http.ResponseWriter, agentID string, err error) {
+	if mcpgate.ErrorCode(err) == mcpgate.EUNAUTHORIZED {
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="MCP", resource_metadata=%q`, s.resourceMetadataURL(agentID)))
+	}
+	mcp.WriteHTTPError(w, err)
+}
+
+// resourceMetadataURL is the absolute URL of an agent's OAuth protected
+// resource metadata (RFC 9728, path-inserted form).
+func (s *Server) resourceMetadataURL(agentID string) string {
+	return s.guard.base + "/.well-known/oauth-protected-resource/" + agentID + "/mcp"
+}

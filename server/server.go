@@ -1,0 +1,133 @@
+// Package server is the gateway's HTTP surface: the route table, the
+// Origin/Host guard, authentication and authorization in front of the MCP
+// endpoint, /healthz and /metrics.
+//
+// It maps errors to HTTP in one place (through the mcp package's error
+// writer) and holds no business logic: that lives in the pipeline and the
+// backends. It must not import a store or a backend package.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/registry"
+)
+
+// Authenticator turns a request's headers into a credential.
+type Authenticator interface {
+	Authenticate(r *http.Request) (*mcpgate.Credential, error)
+}
+
+// MCPServer serves the MCP protocol for one agent.
+type MCPServer interface {
+	ServeAgent(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential)
+}
+
+// Tables finds an agent's tool table.
+type Tables interface {
+	Table(agentID string) (*registry.Table, bool)
+}
+
+// Pinger checks the database.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Metrics records requests and serves the metrics page.
+type Metrics interface {
+	ObserveRequest(route string, code int, d time.Duration)
+	Handler() http.Handler
+}
+
+// Options configure a Server.
+type Options struct {
+	Store   Pinger
+	Tables  Tables
+	Auth    Authenticator
+	MCP     MCPServer
+	Metrics Metrics
+	// PublicURL is the gateway's base URL as clients reach it, used for
+	// every absolute URL and allowed as Host and Origin.
+	PublicURL string
+	// AllowedHosts and AllowedOrigins extend the Host/Origin guard.
+	AllowedHosts   []string
+	AllowedOrigins []string
+	// Mounts are extra handlers by path prefix (such as the demo API).
+	Mounts map[string]http.Handler
+	Logger *slog.Logger
+}
+
+// Server routes the gateway's HTTP requests.
+type Server struct {
+	opts  Options
+	guard *guard
+	mux   *http.ServeMux
+}
+
+// New returns a server.
+func New(opts *Options) (*Server, error) {
+	s := &Server{opts: *opts, mux: http.NewServeMux()}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	g, err := newGuard(s.opts.PublicURL, s.opts.AllowedHosts, s.opts.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	s.guard = g
+	s.routes()
+	return s, nil
+}
+
+// routes is the route table.
+func (s *Server) routes() {
+	s.handle("GET /healthz", "healthz", http.HandlerFunc(s.handleHealth))
+	s.handle("GET /metrics", "metrics", s.opts.Metrics.Handler())
+	s.handle("/{agent}/mcp", "mcp", s.guard.wrap(http.HandlerFunc(s.handleMCP)))
+	for prefix, h := range s.opts.Mounts {
+		s.handle(prefix, prefix, h)
+	}
+	s.handle("/", "not_found", http.HandlerFunc(handleNotFound))
+}
+
+// handle registers a handler, measured under a route label.
+func (s *Server) handle(pattern, route string, h http.Handler) {
+	s.mux.Handle(pattern, s.measure(route, h))
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, r)
+}
+
+// handleHealth answers 200 when the database answers.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.opts.Store.Ping(ctx); err != nil {
+		s.opts.Logger.Error("health check failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": mcpgate.Version})
+}
+
+// handleNotFound answers unknown paths.
+func handleNotFound(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusNotFound, map[string]string{
+		"error": "not found: MCP endpoints are served at /{agentId}/mcp",
+	})
+}
+
+// writeJSON writes v with a status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,16 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpgate/mcpgate/sqlstore/storetest"
+)
+
+func BenchmarkFindKeyByHash(b *testing.B) {
+	storetest.BenchFindKeyByHash(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}
+
+func BenchmarkFindSession(b *testing.B) {
+	storetest.BenchFindSession(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}

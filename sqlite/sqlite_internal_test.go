@@ -1,0 +1,108 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgate/mcpgate/sqlstore"
+)
+
+func mustDB(tb testing.TB, open func(context.Context, string) (*sql.DB, error), path string) *sql.DB {
+	tb.Helper()
+	db, err := open(context.Background(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func pragma(tb testing.TB, db *sql.DB, name string) string {
+	tb.Helper()
+	var v string
+	if err := db.QueryRow("PRAGMA " + name).Scan(&v); err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+func TestPragmas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	w := mustDB(t, openWriter, path)
+	r := mustDB(t, openReader, path)
+	for _, tc := range []struct {
+		db           *sql.DB
+		pragma, want string
+	}{
+		{w, "journal_mode", "wal"},
+		{w, "foreign_keys", "1"},
+		{w, "busy_timeout", "5000"},
+		{w, "synchronous", "1"}, // NORMAL
+		{w, "query_only", "0"},
+		{r, "journal_mode", "wal"},
+		{r, "foreign_keys", "1"},
+		{r, "busy_timeout", "5000"},
+		{r, "query_only", "1"},
+	} {
+		if got := pragma(t, tc.db, tc.pragma); got != tc.want {
+			t.Errorf("PRAGMA %s = %q, want %q", tc.pragma, got, tc.want)
+		}
+	}
+	if got := w.Stats().MaxOpenConnections; got != 1 {
+		t.Errorf("writer MaxOpenConnections = %d, want 1", got)
+	}
+}
+
+func TestReaderRefusesWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	mustDB(t, openWriter, path)
+	r := mustDB(t, openReader, path)
+	_, err := r.Exec(`UPDATE meta SET value = value + 1`)
+	if err == nil || !strings.Contains(err.Error(), "readonly") {
+		t.Fatalf("write on the reader: %v, want a read-only error", err)
+	}
+}
+
+func TestViolation(t *testing.T) {
+	w := mustDB(t, openWriter, filepath.Join(t.TempDir(), "db"))
+	exec := func(q string) error { _, err := w.Exec(q); return err }
+	if err := exec(`INSERT INTO users VALUES ('u1', 'alice', '', 0, '', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, stmt string
+		want       sqlstore.Violation
+	}{
+		{"unique", `INSERT INTO users VALUES ('u2', 'alice', '', 0, '', 0, 0)`,
+			sqlstore.Violation{Kind: sqlstore.UniqueViolation, Columns: []string{"name"}}},
+		{"primary key", `INSERT INTO users VALUES ('u1', 'bob', '', 0, '', 0, 0)`,
+			sqlstore.Violation{Kind: sqlstore.UniqueViolation, Columns: []string{"id"}}},
+		{"foreign key", `INSERT INTO agents VALUES ('a', '', '', 'nobody', 1, '', 0, 0)`,
+			sqlstore.Violation{Kind: sqlstore.ForeignKeyViolation}},
+		{"other", `INSERT INTO nowhere VALUES (1)`, sqlstore.Violation{}},
+		{"none", `SELECT 1`, sqlstore.Violation{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := dialect{}.Violation(exec(tc.stmt))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Violation (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUniqueColumns(t *testing.T) {
+	for msg, want := range map[string][]string{
+		"constraint failed: UNIQUE constraint failed: tools.agent_id, tools.skill_name, tools.name (2067)": {"agent_id", "skill_name", "name"},
+		"UNIQUE constraint failed: users.name": {"name"},
+		"something else":                       nil,
+	} {
+		if diff := cmp.Diff(want, uniqueColumns(msg)); diff != "" {
+			t.Errorf("uniqueColumns(%q) (-want +got):\n%s", msg, diff)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// hotQueries run on every authenticated request: they are prepared once on
+// the reader, which saves SQLite from compiling them each time (see
+// BenchmarkFindKeyByHash in the sqlite package).
+func hotQueries() []string {
+	return []string{keyByHashQuery, sessionByIDQuery}
+}
+
+// hotStatements maps each hot query's text to its prepared statement. It is
+// not changed after New.
+type hotStatements map[string]*sql.Stmt
+
+// prepareHot prepares the hot queries on db.
+func prepareHot(ctx context.Context, db *sql.DB) (hotStatements, error) {
+	h := hotStatements{}
+	for _, q := range hotQueries() {
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			_ = h.close()
+			return nil, fmt.Errorf("prepare %q: %w", q, err)
+		}
+		h[q] = st
+	}
+	return h, nil
+}
+
+// close closes every prepared statement.
+func (h hotStatements) close() error {
+	var errs []error
+	for _, st := range h {
+		errs = append(errs, st.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// queryRow runs a single-row read, through its prepared statement when it
+// has one.
+func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st, ok := s.hot[query]; ok {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return s.read.QueryRowContext(ctx, query, args...)
+}

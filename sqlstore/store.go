@@ -1,0 +1,147 @@
+// Package sqlstore implements mcpgate.Store once, over database/sql, for
+// every SQL engine the gateway supports. The SQL is written once in the
+// dialect both SQLite and PostgreSQL accept ($1 placeholders, INSERT … ON
+// CONFLICT … DO UPDATE, RETURNING); what differs between engines, such as how
+// a constraint violation is reported, comes in through a Dialect.
+//
+// Times are stored as BIGINT Unix microseconds and returned in UTC.
+//
+// The package must not import a database driver, nor any mcpgate package
+// other than the root one: the sqlite and postgres packages open the pools,
+// run their migrations and hand them to New.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+var _ mcpgate.Store = (*Store)(nil)
+
+// Store is an mcpgate.Store over a reader and a writer database/sql pool,
+// or, inside Tx, over one transaction.
+type Store struct {
+	read  querier // the reader pool, or the transaction
+	write querier // the writer pool, or the transaction
+	d     Dialect
+
+	readDB, writeDB *sql.DB // nil inside a transaction
+	inTx            bool
+	hot             hotStatements // nil inside a transaction
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// New returns a Store that reads through read and writes through write,
+// and prepares its hot-path queries on read. The pools must hold the schema
+// of the engine's migrations. For SQLite, write is a pool of exactly one
+// connection and read a separate read-only pool; for PostgreSQL both are the
+// same pool. Close closes both.
+func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
+	hot, err := prepareHot(ctx, read)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot}, nil
+}
+
+// Tx runs fn with a Store bound to one transaction on the writer: its reads
+// and writes all go through the transaction, which is committed when fn
+// returns nil and rolled back otherwise. Calling Tx on that Store runs fn in
+// the same transaction. fn must not use the outer Store: on SQLite, whose
+// writer has one connection, that would wait for the transaction forever.
+// After a method fails inside fn, fn should return the error: PostgreSQL
+// refuses further statements in a transaction that had an error.
+func (s *Store) Tx(ctx context.Context, fn func(tx mcpgate.Store) error) error {
+	return s.withTx(ctx, func(tx *Store) error { return fn(tx) })
+}
+
+// withTx runs fn with s when s is already a transaction, and with a new
+// transaction on the writer otherwise.
+func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
+	if s.inTx {
+		return fn(s)
+	}
+	tx, err := s.writeDB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(&Store{read: tx, write: tx, d: s.d, inTx: true}); err != nil {
+		_ = tx.Rollback() // fn's error is the one that matters
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Generation returns the counter that every change to agents, skills or
+// tools increments.
+func (s *Store) Generation(ctx context.Context) (int64, error) {
+	var g int64
+	err := s.read.QueryRowContext(ctx, `SELECT value FROM meta WHERE name = 'generation'`).Scan(&g)
+	if err != nil {
+		return 0, fmt.Errorf("read generation: %w", err)
+	}
+	return g, nil
+}
+
+// bumpGeneration increments the generation; callers run it in the
+// transaction of the change it announces.
+func (s *Store) bumpGeneration(ctx context.Context) error {
+	_, err := s.write.ExecContext(ctx, `UPDATE meta SET value = value + 1 WHERE name = 'generation'`)
+	if err != nil {
+		return fmt.Errorf("bump generation: %w", err)
+	}
+	return nil
+}
+
+// Ping checks that both pools answer. Inside a transaction it does nothing.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.inTx {
+		return nil
+	}
+	if err := s.writeDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping writer: %w", err)
+	}
+	if err := s.readDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping reader: %w", err)
+	}
+	return nil
+}
+
+// Close closes the prepared statements and both pools. Inside a
+// transaction it does nothing: the transaction ends when Tx returns.
+func (s *Store) Close() error {
+	if s.inTx {
+		return nil
+	}
+	errs := []error{s.hot.close(), s.writeDB.Close()}
+	if s.readDB != s.writeDB {
+		errs = append(errs, s.readDB.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// now returns the current time as the store keeps it: UTC, in whole
+// microseconds.
+func now() time.Time {
+	return time.Now().UTC().Truncate(time.Microsecond)
+}
