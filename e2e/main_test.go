@@ -128,7 +128,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var listening = regexp.MustCompile(`mcpgate listening addr=(\S+)`)
+var listening = regexp.MustCompile(`mcpgate listening" addr=(\S+)`)
 
 // startGateway runs `mcpgate serve` with args on a free port and waits
 // until it listens. The process is stopped at the end of the test.

@@ -29,7 +29,7 @@ func (e *expander) body(mode string, b *mcpgate.RequestBody) ([]byte, error) {
 	case mcpgate.BodyNone:
 		return nil, nil
 	case mcpgate.BodyAll:
-		return e.object(func(name string) bool { return !e.used[name] }), nil
+		return e.object(func(name string) bool { return !slices.Contains(e.used, name) }), nil
 	case mcpgate.BodyFields:
 		return e.object(func(name string) bool { return slices.Contains(b.Fields, name) }), nil
 	case mcpgate.BodyTemplate:

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
@@ -11,17 +12,16 @@ import (
 type expander struct {
 	args   args
 	lookup mcpgate.LookupFunc
-	used   map[string]bool
+	used   []string
 	// secretHeaders names the headers whose values hold secrets.
 	secretHeaders []string
 }
 
 // use marks an argument as consumed by the path, query or headers.
 func (e *expander) use(name string) {
-	if e.used == nil {
-		e.used = make(map[string]bool)
+	if !slices.Contains(e.used, name) {
+		e.used = append(e.used, name)
 	}
-	e.used[name] = true
 }
 
 // text interpolates each {name} in tpl with the argument's text (empty when

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // walkTemplate copies the JSON template tpl to buf, handing each string
@@ -72,6 +74,19 @@ func walkComposite(dec *json.Decoder, buf *bytes.Buffer, delim json.Delim, str f
 
 // writeJSONString writes s as a JSON string.
 func writeJSONString(buf *bytes.Buffer, s string) {
+	if !strings.ContainsFunc(s, needsEscape) {
+		buf.WriteByte('"')
+		buf.WriteString(s)
+		buf.WriteByte('"')
+		return
+	}
 	b, _ := json.Marshal(s) // a string always marshals
 	buf.Write(b)
+}
+
+// needsEscape reports whether r is written escaped, or replaced, in a
+// JSON string by json.Marshal.
+func needsEscape(r rune) bool {
+	return r < ' ' || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&' ||
+		r >= utf8.RuneSelf
 }

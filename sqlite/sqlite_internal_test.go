@@ -106,3 +106,37 @@ func TestUniqueColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryPlans checks that the hot lookups and the filtered lists use an
+// index instead of scanning their table.
+func TestQueryPlans(t *testing.T) {
+	w := mustDB(t, openWriter, filepath.Join(t.TempDir(), "db"))
+	for _, q := range []string{
+		`SELECT id FROM api_keys WHERE hash = 'h'`,
+		`SELECT id FROM sessions WHERE id = 's'`,
+		`SELECT id FROM agents WHERE owner_id = 'u'`,
+		`SELECT id FROM api_keys WHERE user_id = 'u' ORDER BY created_at DESC`,
+		`SELECT name FROM skills WHERE agent_id = 'a' ORDER BY agent_id, position`,
+		`SELECT spec FROM tools WHERE agent_id = 'a' AND skill_name = 's' ORDER BY position`,
+		`SELECT id FROM sessions WHERE last_seen_at < 5`,
+	} {
+		rows, err := w.Query("EXPLAIN QUERY PLAN " + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		text := strings.Join(plan, "; ")
+		if !strings.HasPrefix(text, "SEARCH") || strings.Contains(text, "TEMP B-TREE") {
+			t.Errorf("%s\n\tplan: %s", q, text)
+		}
+	}
+}

@@ -97,9 +97,13 @@ func (s *Store) DeleteUser(ctx context.Context, id string) error {
 		if err != nil {
 			return fmt.Errorf("count agents of user %s: %w", id, err)
 		} else if agents > 0 {
-			return mcpgate.Errorf(mcpgate.ECONFLICT, "user %q still owns %d agents: delete them or give them to another user first", id, agents)
+			return mcpgate.Errorf(mcpgate.ECONFLICT, "user %q still owns %d agent(s): delete them or give them to another user first", id, agents)
 		}
-		return tx.deleteRow(ctx, mcpgate.Errorf(mcpgate.ENOTFOUND, "user %q not found", id), `DELETE FROM users WHERE id = $1`, id)
+		err = tx.deleteRow(ctx, mcpgate.Errorf(mcpgate.ENOTFOUND, "user %q not found", id), `DELETE FROM users WHERE id = $1`, id)
+		if tx.d.Violation(err).Kind == ForeignKeyViolation { // an agent given to the user since the count
+			return mcpgate.Errorf(mcpgate.ECONFLICT, "user %q still owns agents: delete them or give them to another user first", id)
+		}
+		return err
 	})
 }
 
