@@ -44,7 +44,9 @@ type Backend interface {
 	// CallTool runs the call. A failure the tool's caller should see (the
 	// backend said no, timed out, answered garbage) is a Result with
 	// IsError; an error is returned only for conditions of the gateway
-	// itself, with a code (ETIMEOUT, EUNAVAILABLE, ...).
+	// itself, with a code (ETIMEOUT, EUNAVAILABLE, ...). CallTool must
+	// return promptly once ctx is done: the pipeline's deadline and the
+	// caller's cancellation reach the backend only through ctx.
 	CallTool(ctx context.Context, call *Call) (*Result, error)
 }
 

@@ -267,6 +267,8 @@ func TestParseErrors(t *testing.T) {
 			`mcpgate.yaml:11: agents[0].skills[0].headers.X-Note: must be one line`},
 		{"prefix", head + "        prefix: \"a b\"\n" + oneTool,
 			`mcpgate.yaml:10: agents[0].skills[0].prefix: "a b" may only hold letters, digits, '_', '.' or '-'`},
+		{"skill name", strings.Replace(head, "name: billing", "name: bill ing", 1) + oneTool,
+			`mcpgate.yaml:8: agents[0].skills[0].name: skill name "bill ing": use 1 to 64 letters, digits, '_', '.' or '-'`},
 		{"merge key", "users:\n  - &u {name: a}\n  - <<: *u\n", strings.Join([]string{
 			`mcpgate.yaml:3: users[1]: YAML merge keys (<<) are not supported; write the fields out`,
 			`mcpgate.yaml:3: users[1].name: is required: the user's login name`,

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,7 +183,7 @@ func (d *decoder) positiveInt(f *fields, key string) int64 {
 		return 0
 	}
 	v, err := strconv.ParseInt(n.Value, 10, 64)
-	if n.ShortTag() != "!!int" || err != nil || v <= 0 || v == math.MaxInt64 {
+	if n.ShortTag() != "!!int" || err != nil || v <= 0 {
 		d.errorf(f.keys[key], f.field(key), "must be a positive integer, not %q", n.Value)
 		return 0
 	}

@@ -69,6 +69,11 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 		MaxResponseBytes: d.positiveInt(f, "max_response_bytes"),
 		Source:           mcpgate.SourceConfig,
 	}
+	if s.Name != "" {
+		if err := (&mcpgate.Skill{Name: s.Name, Kind: mcpgate.SkillREST}).Validate(); err != nil {
+			d.errorf(f.lineNode("name"), f.field("name"), "%s", mcpgate.ErrorMessage(err))
+		}
+	}
 	isREST := d.kind(f)
 	served := !d.refuseLaterFields(f) && isREST
 	if s.Prefix != "" && !prefixPattern.MatchString(s.Prefix) {

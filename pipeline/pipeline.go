@@ -13,9 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -139,7 +137,7 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	ctx, cancel := context.WithTimeout(ctx, timeout+deadlineGrace)
 	defer cancel()
 	call.Notifier.Progress(0, 1, "calling "+e.Name)
-	res, err := callBackend(ctx, backend, call)
+	res, err := backend.CallTool(ctx, call)
 	if err == nil && res == nil {
 		err = errors.New("backend returned neither a result nor an error")
 	}
@@ -155,40 +153,6 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 		call.Notifier.Progress(1, 1, "done")
 	}
 	return res, err
-}
-
-// answer is what a backend returned for a call.
-type answer struct {
-	res *mcpgate.Result
-	err error
-}
-
-// callBackend runs the call on b, but returns ctx's error as soon as ctx
-// ends, so that a backend that ignores its context cannot hold the caller
-// past the deadline; its late answer is dropped. A panic in the backend
-// becomes an internal error, as it would have in the caller's goroutine.
-func callBackend(ctx context.Context, b mcpgate.Backend, call *mcpgate.Call) (*mcpgate.Result, error) {
-	done := make(chan answer, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- answer{err: fmt.Errorf("backend panicked: %v\n%s", v, debug.Stack())}
-			}
-		}()
-		res, err := b.CallTool(ctx, call)
-		done <- answer{res, err}
-	}()
-	select {
-	case a := <-done:
-		return a.res, a.err
-	case <-ctx.Done():
-		select {
-		case a := <-done: // it answered just as time ran out
-			return a.res, a.err
-		default:
-			return nil, ctx.Err()
-		}
-	}
 }
 
 // toolTimeout is the tool's own timeout, or its skill's.

@@ -423,12 +423,8 @@ func TestCallTimeout(t *testing.T) {
 			<-ctx.Done()
 			return nil, fmt.Errorf("send request: %w", ctx.Err())
 		}},
-		{"backend ignores ctx, then answers", func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
-			time.Sleep(time.Hour)
-			return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("late")}}, nil
-		}},
-		{"backend ignores ctx, then fails", func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
-			time.Sleep(time.Hour)
+		{"backend honors ctx with a plain error", func(ctx context.Context, _ *mcpgate.Call) (*mcpgate.Result, error) {
+			<-ctx.Done()
 			return nil, errors.New("gave up")
 		}},
 	}
@@ -450,7 +446,6 @@ func TestCallTimeout(t *testing.T) {
 				if diff := cmp.Diff([]observation{{"a1", "slow", mcpgate.ETIMEOUT, 0}}, h.rec.observations(), ignoreDuration()); diff != "" {
 					t.Errorf("recorded (-want +got):\n%s", diff)
 				}
-				time.Sleep(time.Hour) // let a backend that ignored ctx finish
 			})
 		})
 	}
@@ -471,10 +466,10 @@ func TestCallBackendTimeout(t *testing.T) {
 func TestCallCanceled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		h := newHarness(t, func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
-			cancel() // the client goes away while a backend ignoring ctx runs
-			time.Sleep(time.Hour)
-			return &mcpgate.Result{}, nil
+		h := newHarness(t, func(ctx context.Context, _ *mcpgate.Call) (*mcpgate.Result, error) {
+			cancel() // the client goes away while the backend runs
+			<-ctx.Done()
+			return nil, fmt.Errorf("send request: %w", ctx.Err())
 		})
 		start := time.Now()
 		_, _, err := h.call(ctx, "echo", "")
@@ -487,18 +482,7 @@ func TestCallCanceled(t *testing.T) {
 		if strings.Contains(h.logs.String(), "tool call failed") {
 			t.Errorf("a canceled call was logged as a failure: %q", h.logs.String())
 		}
-		time.Sleep(time.Hour) // let the backend finish
 	})
-}
-
-func TestCallBackendPanics(t *testing.T) {
-	h := newHarness(t, func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
-		panic("nil map")
-	})
-	_, _, err := h.call(context.Background(), "echo", "")
-	if mcpgate.ErrorCode(err) != mcpgate.EINTERNAL || !strings.Contains(err.Error(), "nil map") {
-		t.Errorf("Call = %v, want an internal error naming the panic", err)
-	}
 }
 
 func TestCallRecordsDuration(t *testing.T) {

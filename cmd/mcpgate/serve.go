@@ -38,6 +38,7 @@ type ServeConfig struct {
 	PageSize       int
 	LogLevel       string
 	ReloadEvery    time.Duration
+	PprofAddr      string
 	store          storeFlags
 }
 
@@ -54,6 +55,7 @@ type Main struct {
 	ln       net.Listener
 	logger   *slog.Logger
 	cancel   context.CancelFunc
+	closers  []func() error
 	done     chan struct{}
 }
 
@@ -76,6 +78,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
+	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
 	if err := parseFlags(fs, m.Env, args); err != nil {
 		return err
 	}
@@ -135,7 +138,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.start()
-	return nil
+	return m.startPprof()
 }
 
 // wire builds the gateway's parts.
@@ -220,6 +223,9 @@ func (m *Main) Close() error {
 		m.mcp.Close()
 	}
 	var errs []error
+	for _, c := range m.closers {
+		errs = append(errs, c())
+	}
 	if m.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -258,7 +264,7 @@ func (m *Main) applyConfig(ctx context.Context) error {
 	}
 	changes, err := c.Apply(ctx, m.store)
 	if err != nil {
-		return fmt.Errorf("apply %s: %w", m.Config.ConfigPath, err)
+		return err // it names the file, line and field
 	}
 	m.logger.Info("config applied", "file", m.Config.ConfigPath, "changes", changes.String())
 	return nil

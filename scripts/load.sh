@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# load.sh [SESSIONS] [DURATION]: measures tools/call through the gateway.
+#
+# Starts two mcpgate processes on loopback: a backend (serve --demo, whose
+# built-in demo REST API answers the calls) and the gateway under test,
+# configured with one REST tool pointing at the backend. Then `mcpgate
+# load` drives N concurrent sessions against the gateway and reports
+# calls/s, p50/p90/p99 latency, and the gateway's own CPU time per call
+# (read from /proc, so the backend's and the load generator's CPU are
+# excluded).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sessions=${1:-8}
+duration=${2:-10s}
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+
+go build -o "$work/mcpgate" ./cmd/mcpgate
+bin="$work/mcpgate"
+
+"$bin" serve --demo --addr 127.0.0.1:0 --data-dir "$work/backend" >"$work/backend.out" 2>"$work/backend.err" &
+until backend=$(grep -o 'mcpgate listening" addr=[0-9.:]*' "$work/backend.err" 2>/dev/null | head -1 | cut -d= -f2) && [ -n "$backend" ]; do sleep 0.1; done
+
+cat >"$work/gateway.yaml" <<YAML
+users: [{name: bench}]
+agents:
+  - id: bench
+    owner: bench
+    mcp_enabled: true
+    skills:
+      - name: units
+        kind: rest
+        base_url: http://$backend/_demo/api
+        allow_private: true
+        tools:
+          - name: convert_units
+            description: Convert a value between units.
+            input_schema: {type: object, properties: {value: {type: number}, from: {type: string}, to: {type: string}}, required: [value, from, to]}
+            request: {method: POST, path: /convert/units, body: all}
+YAML
+"$bin" serve --config "$work/gateway.yaml" --addr 127.0.0.1:0 --data-dir "$work/gateway" ${PPROF:+--pprof-addr $PPROF} 2>"$work/gateway.err" &
+gateway_pid=$!
+key=$("$bin" key create --user bench --data-dir "$work/gateway" 2>/dev/null || true)
+until [ -n "$key" ]; do sleep 0.2; key=$("$bin" key create --user bench --data-dir "$work/gateway" 2>/dev/null || true); done
+listen_addr() { grep -o 'mcpgate listening" addr=[0-9.:]*' "$1" 2>/dev/null | head -1 | cut -d= -f2; }
+until port=$(listen_addr "$work/gateway.err") && [ -n "$port" ]; do sleep 0.1; done
+
+"$bin" load --url "http://$port/bench/mcp" --key "$key" --sessions "$sessions" --duration "$duration" \
+  --tool convert_units --args '{"value":10,"from":"km","to":"mi"}' --pid "$gateway_pid"
