@@ -26,11 +26,12 @@ const (
 // unauthorized is what a 401 for agentID looks like.
 func (g *testGateway) unauthorized(agentID, message string) want {
 	return want{
-		status:  http.StatusUnauthorized,
-		header:  map[string]string{"WWW-Authenticate": fmt.Sprintf(`Bearer realm="X", resource_metadata="%s/.well-known/oauth-protected-resource/%s/mcp"`, g.URL(), agentID)},
-		code:    -32000,
-		reason: "unauthorized", dataStatus: 400,
-		message: message,
+		status:     http.StatusUnauthorized,
+		header:     map[string]string{"WWW-Authenticate": fmt.Sprintf(`Bearer realm="MCP", resource_metadata="%s/.well-known/oauth-protected-resource/%s/mcp"`, g.URL(), agentID)},
+		code:       -32000,
+		reason:     "unauthorized",
+		dataStatus: http.StatusUnauthorized,
+		message:    message,
 	}
 }
 
@@ -132,8 +133,17 @@ func TestSessionErrors(t *testing.T) {
 		})
 	}
 	t.Run("DELETE ends the session", func(t *testing.T) {
+		events := openGetStream(t, s)
 		send(t, http.MethodDelete, s.url, s.sessionHeader(bearer(bak)), "").check(t, refused(http.StatusForbidden, "forbidden", "another identity"))
 		send(t, http.MethodDelete, s.url, s.sessionHeader(nil), "").check(t, want{status: http.StatusOK})
+		select {
+		case ev, ok := <-events:
+			if ok {
+				t.Errorf("GET stream sent %+v, want it closed", ev)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the GET stream stayed open after DELETE")
+		}
 		s.post(t, pingBody, nil).check(t, refused(http.StatusNotFound, "not_found", "not found or ended"))
 		send(t, http.MethodDelete, s.url, s.sessionHeader(nil), "").check(t, refused(http.StatusNotFound, "not_found", "not found or ended"))
 	})
@@ -168,6 +178,21 @@ func TestTransportErrors(t *testing.T) {
 			s.post(t, tt.body, tt.header).check(t, tt.want)
 		})
 	}
+	methods := []struct {
+		name, method string
+		header       http.Header
+		want         want
+	}{
+		{"GET without SSE in Accept", http.MethodGet, s.sessionHeader(headers("Accept", "application/json")), refused(http.StatusNotAcceptable, "not_acceptable", "text/event-stream")},
+		{"GET without a session", http.MethodGet, with(bearer(oag), headers("Accept", "text/event-stream")), refused(http.StatusBadRequest, "invalid", "missing Mcp-Session-Id")},
+		{"DELETE without a session", http.MethodDelete, bearer(oag), refused(http.StatusBadRequest, "invalid", "missing Mcp-Session-Id")},
+		{"PUT", http.MethodPut, s.sessionHeader(nil), want{status: http.StatusMethodNotAllowed, header: map[string]string{"Allow": "GET, POST, DELETE"}, code: -32000, reason: "method_not_allowed", dataStatus: http.StatusMethodNotAllowed}},
+	}
+	for _, tt := range methods {
+		t.Run(tt.name, func(t *testing.T) {
+			send(t, tt.method, s.url, tt.header, "").check(t, tt.want)
+		})
+	}
 }
 
 func TestBatchOn20250326(t *testing.T) {
@@ -200,13 +225,13 @@ func TestToolCallFailures(t *testing.T) {
 		isError          bool     // else the result's isError
 		texts            []string // each in the result's text
 	}{
-		{name: "unknown tool", tool: "nosuch", args: `{}`, err: want{code: -32602, message: `unknown tool "nosuch"`}},
+		{name: "unknown tool", tool: "nosuch", args: `{}`, err: want{code: -32601, message: `unknown tool "nosuch"`}},
 		{name: "arguments of the wrong type", tool: "echo", args: `{"text":5,"count":0}`, isError: true,
 			texts: []string{"Invalid arguments for tool echo", "/text: got number, want string", "/count: "}},
 		{name: "required argument missing", tool: "echo", args: `{"count":2}`, isError: true, texts: []string{"Invalid arguments", "missing property 'text'"}},
 		{name: "backend answers 500", tool: "fail", args: `{}`, isError: true, texts: []string{"HTTP 500 Internal Server Error", "the invoice database is down"}},
 		{name: "backend refuses connections", tool: "refused", args: `{}`, isError: true, texts: []string{"Connection to", "refused"}},
-		{name: "backend slower than the timeout", tool: "slow", args: `{}`, isError: true, texts: []string{"timed out after 200ms"}},
+		{name: "backend slower than the timeout", tool: "slow", args: `{}`, isError: true, texts: []string{"timed out after 100ms"}},
 		{name: "loopback without allow_private", tool: "internal", args: `{}`, isError: true, texts: []string{"SSRF guard", "allow_private: true"}},
 		{name: "response over max_response_bytes", tool: "big", args: `{}`, texts: []string{bigBody[:64], "[response truncated: more than 64 bytes]"}},
 		{name: "valid call", tool: "echo", args: `{"text":"hi","count":2}`, texts: []string{`"text":"hi"`}},
@@ -353,8 +378,10 @@ func TestToolsListChanged(t *testing.T) {
 			t.Fatal("no notifications/tools/list_changed within 10s")
 		}
 	}
-	if names := toolNames(t, s); !slices.Contains(names, "added") {
-		t.Errorf("tools/list after the change = %v, want it to hold added", names)
+	// The skill made outside the config file stays: applying the file
+	// touches only what the file declared.
+	if names := toolNames(t, s); !slices.Contains(names, "added") || !slices.Contains(names, "internal") {
+		t.Errorf("tools/list after the change = %v, want it to hold added and internal", names)
 	}
 }
 

@@ -207,6 +207,7 @@ EXTRA      - name: bulk
 type testGateway struct {
 	*Main
 	backend *testBackend
+	config  string // the config file's template
 	cfgPath string
 	closed  string // a URL nothing listens on
 	stderr  *syncBuffer
@@ -218,8 +219,18 @@ type testGateway struct {
 // config refuses it) whose loopback base_url lacks allow_private.
 func mustStartGateway(tb testing.TB, flags ...string) *testGateway {
 	tb.Helper()
+	g := mustStartMain(tb, testConfig, flags...)
+	g.mustPutGuardedSkill(tb)
+	return g
+}
+
+// mustStartMain starts a Main on 127.0.0.1:0 with a config file made from
+// config (see testConfig for what is replaced in it) and extra serve
+// flags, and stops it at the end of the test.
+func mustStartMain(tb testing.TB, config string, flags ...string) *testGateway {
+	tb.Helper()
 	dir := tb.TempDir()
-	g := &testGateway{backend: newTestBackend(tb), cfgPath: filepath.Join(dir, "mcpgate.yaml"), closed: closedURL(tb)}
+	g := &testGateway{backend: newTestBackend(tb), config: config, cfgPath: filepath.Join(dir, "mcpgate.yaml"), closed: closedURL(tb)}
 	g.mustWriteConfig(tb, "")
 	env, _, stderr := newTestEnv(nil)
 	g.stderr = stderr
@@ -233,7 +244,6 @@ func mustStartGateway(tb testing.TB, flags ...string) *testGateway {
 		tb.Fatalf("Run: %v\n%s", err, stderr)
 	}
 	tb.Cleanup(func() { g.mustClose(tb) })
-	g.mustPutGuardedSkill(tb)
 	return g
 }
 
@@ -247,12 +257,11 @@ func (g *testGateway) mustClose(tb testing.TB) {
 	}
 }
 
-// mustWriteConfig writes the config file with extra tools in the shop
-// agent's api skill.
+// mustWriteConfig writes the config file, with extra in place of EXTRA.
 func (g *testGateway) mustWriteConfig(tb testing.TB, extra string) {
 	tb.Helper()
 	r := strings.NewReplacer("BACKEND", g.backend.URL, "CLOSED", g.closed, "EXTRA", extra)
-	if err := os.WriteFile(g.cfgPath, []byte(r.Replace(testConfig)), 0o600); err != nil {
+	if err := os.WriteFile(g.cfgPath, []byte(r.Replace(g.config)), 0o600); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"testing"
+)
+
+// benchConfig is one agent with one REST tool on the local backend.
+const benchConfig = `users:
+  - name: alice
+agents:
+  - id: bench
+    owner: alice
+    mcp_enabled: true
+    skills:
+      - name: api
+        kind: rest
+        base_url: BACKEND
+        allow_private: true
+        tools:
+          - name: echo
+            input_schema: {type: object, properties: {text: {type: string}}, required: [text]}
+            request: {method: POST, path: /echo, body: all}
+EXTRA`
+
+// BenchmarkToolsCall measures tools/call through the whole stack: HTTP,
+// authentication, session, pipeline, REST backend on 127.0.0.1 and back,
+// with plain JSON replies, in one initialized session.
+func BenchmarkToolsCall(b *testing.B) {
+	g := mustStartMain(b, benchConfig)
+	_, oag := g.mustKey(b, "alice", "")
+	s := g.mustInitialize(b, "bench", bearer(oag), "2025-11-25")
+	h := s.sessionHeader(headers("Content-Type", "application/json", "Accept", "application/json"))
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	var id atomic.Int64
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := postCall(client, s.url, h, id.Add(1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := postCall(client, s.url, h, id.Add(1)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+// postCall sends one tools/call of echo with the given id and checks that
+// it succeeded.
+func postCall(client *http.Client, url string, h http.Header, id int64) error {
+	body := []byte(`{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = h
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	reply, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, []byte(`"result":{"content":[{"type":"text","text":"{\"text\":\"hi\"}"}]}`)) {
+		return &unexpectedReply{resp.StatusCode, string(reply)}
+	}
+	return nil
+}
+
+// unexpectedReply is a tools/call reply that is not the echo's result.
+type unexpectedReply struct {
+	status int
+	body   string
+}
+
+// Error describes the reply.
+func (e *unexpectedReply) Error() string {
+	return "tools/call: HTTP " + strconv.Itoa(e.status) + ": " + e.body
+}

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+func TestGuard(t *testing.T) {
+	tests := []struct {
+		name      string
+		publicURL string
+		hosts     []string
+		origins   []string
+		host      string
+		origin    string
+		ok        bool
+	}{
+		{"own host", "http://127.0.0.1:8094", nil, nil, "127.0.0.1:8094", "", true},
+		{"localhost on a loopback URL", "http://127.0.0.1:8094", nil, nil, "localhost:8094", "", true},
+		{"ipv6 loopback", "http://127.0.0.1:8094", nil, nil, "[::1]:8094", "", true},
+		{"host without port", "http://127.0.0.1:8094", nil, nil, "localhost", "", true},
+		{"foreign host (DNS rebinding)", "http://127.0.0.1:8094", nil, nil, "evil.example.com", "", false},
+		{"foreign host with our port", "http://127.0.0.1:8094", nil, nil, "evil.example.com:8094", "", false},
+		{"public name", "https://mcp.example.com", nil, nil, "mcp.example.com", "", true},
+		{"loopback not allowed behind a public URL", "https://mcp.example.com", nil, nil, "localhost", "", false},
+		{"extra host", "https://mcp.example.com", []string{"gw.internal:8443"}, nil, "GW.internal:8443", "", true},
+		{"local origin", "http://127.0.0.1:8094", nil, nil, "127.0.0.1:8094", "http://localhost:6274", true},
+		{"foreign origin", "http://127.0.0.1:8094", nil, nil, "127.0.0.1:8094", "http://evil.example.com", false},
+		{"null origin", "http://127.0.0.1:8094", nil, nil, "127.0.0.1:8094", "null", false},
+		{"allowed origin", "https://mcp.example.com", nil, []string{"https://app.example.com"}, "mcp.example.com", "https://app.example.com", true},
+		{"allowed origin, other scheme", "https://mcp.example.com", nil, []string{"https://app.example.com"}, "mcp.example.com", "http://app.example.com", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := newGuard(tt.publicURL, tt.hosts, tt.origins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := httptest.NewRequest("POST", "/a/mcp", nil)
+			r.Host = tt.host
+			if tt.origin != "" {
+				r.Header.Set("Origin", tt.origin)
+			}
+			err = g.check(r)
+			if (err == nil) != tt.ok {
+				t.Fatalf("check(Host %q, Origin %q) = %v, want ok=%v", tt.host, tt.origin, err, tt.ok)
+			}
+			if err != nil && mcpgate.ErrorCode(err) != mcpgate.EFORBIDDEN {
+				t.Errorf("code = %s, want forbidden", mcpgate.ErrorCode(err))
+			}
+		})
+	}
+}
+
+func TestGuardWrapRefusesWith403(t *testing.T) {
+	g, _ := newGuard("http://127.0.0.1:8094", nil, nil)
+	h := g.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("handler reached") }))
+	r := httptest.NewRequest("POST", "/a/mcp", nil)
+	r.Host = "evil.example.com"
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusForbidden {
+		t.Errorf("status = %d, want 403", w.Code)
+	}
+}
+
+func TestNewGuardRejectsBadConfig(t *testing.T) {
+	for _, tt := range []struct{ url, origin string }{
+		{"127.0.0.1:8094", ""},
+		{"ftp://x", ""},
+		{"http://127.0.0.1:8094", "not an origin"},
+	} {
+		var origins []string
+		if tt.origin != "" {
+			origins = []string{tt.origin}
+		}
+		if _, err := newGuard(tt.url, nil, origins); mcpgate.ErrorCode(err) != mcpgate.EINVALID {
+			t.Errorf("newGuard(%q, %q) = %v, want EINVALID", tt.url, tt.origin, err)
+		}
+	}
+}
+
+func TestPublicURLFor(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8094": "http://127.0.0.1:8094",
+		"0.0.0.0:80":     "http://127.0.0.1:80",
+		"[::]:8094":      "http://127.0.0.1:8094",
+		":9000":          "http://127.0.0.1:9000",
+		"[::1]:8094":     "http://[::1]:8094",
+	} {
+		if got := PublicURLFor(addr); got != want {
+			t.Errorf("PublicURLFor(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
