@@ -9,7 +9,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -473,4 +476,32 @@ func TestHealthAndMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s", line)
 		}
 	}
+}
+
+func TestRunWithBadConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpgate.yaml")
+	if err := os.WriteFile(cfg, []byte("users:\n  - name: alice\n    colour: blue\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, _, _ := newTestEnv(nil)
+	m := NewMain(env)
+	if err := m.ParseFlags([]string{"--addr", "127.0.0.1:0", "--data-dir", dir, "--config", cfg}); err != nil {
+		t.Fatal(err)
+	}
+	err := m.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "mcpgate.yaml:3: users[0]: unknown field \"colour\"") {
+		t.Errorf("Run = %v, want the file, line and field named", err)
+	}
+	addr := m.Addr()
+	if err := m.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	// Close must free the port even though Run failed before serving.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("the port is still taken after Close: %v", err)
+	}
+	ln.Close()
 }

@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/mcpgate/mcpgate"
+)
+
+// TestDemoOnPostgres runs the demo on PostgreSQL (--db): the TS SDK client
+// calls a tool, the CLI makes a key against the same database, and a second
+// gateway process (a replica) serves a session the first one opened.
+func TestDemoOnPostgres(t *testing.T) {
+	dsn := freshDatabase(t)
+	env := []string{"MCPGATE_DB=" + dsn}
+	g := startGateway(t, env, "--demo", "--data-dir", t.TempDir())
+	key := mustMatch(t, keyLine, waitFor(t, g.stdout.String, "Claude Desktop"))
+	rep, ok := runClient(t, clientPlan{URL: g.URL + "/demo/mcp", Headers: bearer(key),
+		Calls: []clientCall{{Name: "convert_currency", Arguments: map[string]any{"amount": 10, "from": "EUR", "to": "GBP"}}}})
+	if !ok || rep.Calls[0].Result == nil || rep.Calls[0].Result.IsError {
+		t.Fatalf("call on PostgreSQL: %+v %+v", rep.Error, rep.Calls)
+	}
+
+	other := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "demo", "--name", "second"))
+	s := openSession(t, g.URL+"/demo/mcp", bearer(other))
+	replica := startGateway(t, env, "--data-dir", t.TempDir())
+	s.url = replica.URL + "/demo/mcp"
+	if names := s.toolNames(); len(names) != 5 {
+		t.Errorf("the replica serving a session opened elsewhere listed %v", names)
+	}
+}
+
+// freshDatabase creates an empty database on the test server and returns
+// its DSN; the test is skipped when MCPGATE_TEST_POSTGRES is not set.
+func freshDatabase(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("MCPGATE_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("MCPGATE_TEST_POSTGRES not set")
+	}
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	name := strings.ToLower(mcpgate.NewID("e2e_"))
+	if _, err := db.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", base)
+		if err == nil {
+			db.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+			db.Close()
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
