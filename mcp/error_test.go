@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"testing"
@@ -123,4 +124,24 @@ func acceptName(h []string) string {
 		return "empty"
 	}
 	return h[0]
+}
+
+func TestDescribeDecodeError(t *testing.T) {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Capabilities    struct {
+			Roots struct{} `json:"roots"`
+		} `json:"capabilities"`
+	}
+	tests := map[string]string{
+		`[1,2]`:                          "Invalid params: params must be an object, not array",
+		`{"protocolVersion":5}`:          "Invalid params: protocolVersion must be a string, not number",
+		`{"capabilities":{"roots":[1]}}`: "Invalid params: capabilities.roots must be an object, not array",
+	}
+	for in, want := range tests {
+		err := unmarshalParams(json.RawMessage(in), &p)
+		if got := mcpgate.ErrorMessage(err); got != want {
+			t.Errorf("unmarshalParams(%s) = %q, want %q", in, got, want)
+		}
+	}
 }

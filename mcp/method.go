@@ -3,7 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -88,7 +91,38 @@ func unmarshalParams(params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: %v", err)
+		return mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: %s", describeDecodeError(err))
 	}
 	return nil
+}
+
+// describeDecodeError says what was wrong with params in JSON's terms,
+// never naming the Go types they decode into.
+func describeDecodeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return "params must be a JSON object"
+	}
+	where := "params"
+	if te.Field != "" {
+		where = te.Field
+	}
+	return fmt.Sprintf("%s must be %s, not %s", where, jsonKind(te.Type), te.Value)
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }

@@ -52,16 +52,37 @@ func newGuard(publicURL string, hosts, origins []string) (*guard, error) {
 // allowHost adds a host name.
 func (g *guard) allowHost(h string) { g.hosts[strings.ToLower(strings.Trim(h, "[]"))] = true }
 
-// wrap refuses requests with a foreign Host or Origin with 403.
+// wrap refuses requests with a foreign Host or Origin with 403, and lets
+// browsers on allowed origins in with CORS: preflights are answered here,
+// before authentication, as the Fetch standard requires.
 func (g *guard) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := g.check(r); err != nil {
 			mcp.WriteHTTPError(w, err)
 			return
 		}
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		hdr := w.Header()
+		hdr.Set("Access-Control-Allow-Origin", origin)
+		hdr.Add("Vary", "Origin")
+		hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			hdr.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+			hdr.Set("Access-Control-Allow-Headers", corsHeaders)
+			hdr.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
 }
+
+// corsHeaders are the request headers an MCP client in a browser sends.
+const corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, X-Agent-API-Key"
 
 // check returns EFORBIDDEN for a foreign Host or Origin.
 func (g *guard) check(r *http.Request) error {

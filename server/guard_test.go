@@ -96,3 +96,37 @@ func TestPublicURLFor(t *testing.T) {
 		}
 	}
 }
+
+func TestGuardCORS(t *testing.T) {
+	g, _ := newGuard("http://127.0.0.1:8094", nil, nil)
+	reached := false
+	h := g.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached = true }))
+
+	pre := httptest.NewRequest("OPTIONS", "/a/mcp", nil)
+	pre.Host = "127.0.0.1:8094"
+	pre.Header.Set("Origin", "http://localhost:6274")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, pre)
+	if w.Code != http.StatusNoContent || reached {
+		t.Fatalf("preflight: status %d, handler reached %v; want 204 answered by the guard", w.Code, reached)
+	}
+	for k, want := range map[string]string{
+		"Access-Control-Allow-Origin":  "http://localhost:6274",
+		"Access-Control-Allow-Methods": "GET, POST, DELETE",
+		"Access-Control-Allow-Headers": corsHeaders,
+	} {
+		if got := w.Header().Get(k); got != want {
+			t.Errorf("preflight %s = %q, want %q", k, got, want)
+		}
+	}
+
+	post := httptest.NewRequest("POST", "/a/mcp", nil)
+	post.Host = "127.0.0.1:8094"
+	post.Header.Set("Origin", "http://localhost:6274")
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, post)
+	if !reached || w.Header().Get("Access-Control-Expose-Headers") == "" {
+		t.Errorf("request from an allowed origin: reached %v, headers %v", reached, w.Header())
+	}
+}

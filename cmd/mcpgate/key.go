@@ -102,12 +102,12 @@ func runKeyList(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return printKeys(env, s, ctx, keys)
+		return printKeys(ctx, env, s, keys)
 	})
 }
 
 // printKeys writes a table of keys.
-func printKeys(env *Env, s mcpgate.Store, ctx context.Context, keys []*mcpgate.APIKey) error {
+func printKeys(ctx context.Context, env *Env, s mcpgate.Store, keys []*mcpgate.APIKey) error {
 	names := map[string]string{}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tHINT\tUSER\tAGENT\tNAME\tCREATED\tLAST USED\tREVOKED")
