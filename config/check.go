@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 // checkHeaders checks header templates: valid names, one line each, and
 // secrets only as ${env:NAME}.
 func (d *decoder) checkHeaders(field string, headers map[string]string, at map[string]*yaml.Node) {
-	for _, name := range sortedKeys(headers) {
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
 		v, n, hf := headers[name], at[name], field+"."+name
 		switch {
 		case !headerName.MatchString(name):
@@ -33,7 +34,7 @@ func (d *decoder) checkHeaders(field string, headers map[string]string, at map[s
 
 // checkQuery checks query templates: secrets only as ${env:NAME}.
 func (d *decoder) checkQuery(field string, query map[string]string, at map[string]*yaml.Node) {
-	for _, name := range sortedKeys(query) {
+	for _, name := range slices.Sorted(maps.Keys(query)) {
 		d.checkSecret(at[name], field+"."+name, name, query[name])
 	}
 }
@@ -96,13 +97,3 @@ func (d *decoder) refuseSecretRef(at *yaml.Node, field, s string) bool {
 
 // notExpanded says where secret references work.
 const notExpanded = "${env:NAME} is expanded only in headers and query values; send secrets there"
-
-// sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
@@ -116,7 +117,7 @@ func (d *decoder) checkParams(f *fields, s *mcpgate.Skill, req *mcpgate.Request,
 				"uses the argument %q, which is not a property of input_schema (%s)", name, listOrNone(props))
 		}
 	}
-	for _, h := range sortedKeys(s.Headers) {
+	for _, h := range slices.Sorted(maps.Keys(s.Headers)) {
 		for _, name := range rest.Placeholders(s.Headers[h]) {
 			if !slices.Contains(props, name) {
 				d.errorf(f.lineNode("input_schema"), f.field("input_schema"),

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 
 	"github.com/mcpgate/mcpgate"
@@ -25,10 +26,10 @@ func Params(req *mcpgate.Request) []string {
 	}
 	add(req.URL)
 	add(req.Path)
-	for _, k := range sortedKeys(req.Query) {
+	for _, k := range slices.Sorted(maps.Keys(req.Query)) {
 		add(req.Query[k])
 	}
-	for _, k := range sortedKeys(req.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
 		add(req.Headers[k])
 	}
 	if req.Body != nil {
@@ -41,14 +42,4 @@ func Params(req *mcpgate.Request) []string {
 		})
 	}
 	return names
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,7 +1,9 @@
 package rest
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
@@ -137,7 +139,7 @@ func (e *expander) segment(sb *strings.Builder, seg string) error {
 // the argument is absent; other values interpolate {name} and secrets.
 func (e *expander) query(q map[string]string) (string, error) {
 	var sb strings.Builder
-	for _, k := range sortedKeys(q) {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		vals, err := e.queryValues(q[k])
 		if err != nil {
 			return "", err
