@@ -31,8 +31,12 @@ type SessionStore interface {
 	CreateSession(ctx context.Context, s *Session) error
 	// FindSession returns the session, ended or not; ENOTFOUND if unknown.
 	FindSession(ctx context.Context, id string) (*Session, error)
-	// UpdateSession saves the log level and last-seen time.
-	UpdateSession(ctx context.Context, s *Session) error
+	// SetSessionLogLevel saves the session's log level. Returns ENOTFOUND
+	// if unknown.
+	SetSessionLogLevel(ctx context.Context, id, level string) error
+	// TouchSession records that the session was used at the given time.
+	// Returns ENOTFOUND if unknown.
+	TouchSession(ctx context.Context, id string, at time.Time) error
 	// EndSession marks the session ended. Returns ENOTFOUND if unknown.
 	EndSession(ctx context.Context, id string, at time.Time) error
 	// DeleteSessions removes sessions last seen before the given time, and

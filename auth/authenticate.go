@@ -90,6 +90,9 @@ func (a *Authenticator) Authenticate(r *http.Request) (*mcpgate.Credential, erro
 // presented returns the one credential a request carries. The same agent
 // key in both headers counts once.
 func presented(r *http.Request) (string, error) {
+	if len(r.Header.Values("Authorization")) > 1 || len(r.Header.Values(HeaderAgentKey)) > 1 {
+		return "", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "the request repeats a credential header; send exactly one credential")
+	}
 	bearer, err := bearerToken(r.Header.Get("Authorization"))
 	if err != nil {
 		return "", err
@@ -125,13 +128,12 @@ func bearerToken(h string) (string, error) {
 
 // apiKey authenticates an API key secret.
 func (a *Authenticator) apiKey(ctx context.Context, secret string) (*mcpgate.Credential, error) {
-	hash := HashSecret(secret)
-	k, err := a.lookup(ctx, hash)
+	if !wellFormed(secret) {
+		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "unknown API key")
+	}
+	k, err := a.lookup(ctx, HashSecret(secret))
 	if err != nil {
 		return nil, err
-	}
-	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
-		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "unknown API key")
 	}
 	if k.RevokedAt != nil {
 		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "this API key was revoked; create a new one with: mcpgate key create")

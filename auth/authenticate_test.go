@@ -174,12 +174,33 @@ func TestAuthenticateStoreFailure(t *testing.T) {
 
 // TestAuthenticateChecksHash guards against a store whose lookup by hash
 // returns another key.
-func TestAuthenticateChecksHash(t *testing.T) {
-	k, _ := NewKey(mcpgate.KeyUser, "u1", "", "")
-	_, secret := NewKey(mcpgate.KeyUser, "u1", "", "")
-	a := NewAuthenticator(readOnlyKeys{HashSecret(secret): k}, nil)
-	_, err := a.Authenticate(newRequest("Bearer "+secret, ""))
-	mustUnauthorized(t, err, "unknown API key")
+func TestAuthenticateMalformedKeyNeverReachesStore(t *testing.T) {
+	keys := &fakeKeys{}
+	a := NewAuthenticator(keys, nil)
+	for _, secret := range []string{"oag_short", "bak_" + strings.Repeat("!", secretLen), "oag_" + strings.Repeat("a", secretLen+1)} {
+		_, err := a.Authenticate(newRequest("Bearer "+secret, ""))
+		mustUnauthorized(t, err, "unknown API key")
+	}
+	if n := keys.findCount(); n != 0 {
+		t.Errorf("store lookups = %d, want 0", n)
+	}
+}
+
+func TestAuthenticateRepeatedHeaders(t *testing.T) {
+	_, first := NewKey(mcpgate.KeyUser, "u1", "", "")
+	_, second := NewKey(mcpgate.KeyUser, "u1", "", "")
+	for _, header := range []string{"Authorization", HeaderAgentKey} {
+		r := newRequest("", "")
+		prefix := "Bearer "
+		if header == HeaderAgentKey {
+			prefix = ""
+			_, first = NewKey(mcpgate.KeyAgent, "u1", "a1", "")
+		}
+		r.Header.Add(header, prefix+first)
+		r.Header.Add(header, prefix+second)
+		_, err := NewAuthenticator(&fakeKeys{}, nil).Authenticate(r)
+		mustUnauthorized(t, err, "the request repeats a credential header; send exactly one credential")
+	}
 }
 
 func TestAuthenticateUnknownKeyNotCached(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math/big"
+	"strings"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -60,4 +61,19 @@ func randomBase62(n int) string {
 		out[i] = base62[v.Int64()]
 	}
 	return string(out)
+}
+
+// wellFormed reports whether secret could be a key NewKey made: a prefix
+// and secretLen base62 characters. Malformed keys never reach the store.
+func wellFormed(secret string) bool {
+	_, rest, ok := strings.Cut(secret, "_")
+	if !ok || len(rest) != secretLen {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if strings.IndexByte(base62, rest[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }

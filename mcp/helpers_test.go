@@ -46,15 +46,23 @@ func (m *memStore) FindSession(_ context.Context, id string) (*mcpgate.Session, 
 	return &s, nil
 }
 
-func (m *memStore) UpdateSession(_ context.Context, s *mcpgate.Session) error {
+func (m *memStore) SetSessionLogLevel(_ context.Context, id, level string) error {
+	return m.update(id, func(s *mcpgate.Session) { s.LogLevel = level })
+}
+
+func (m *memStore) TouchSession(_ context.Context, id string, at time.Time) error {
+	return m.update(id, func(s *mcpgate.Session) { s.LastSeenAt = at })
+}
+
+func (m *memStore) update(id string, fn func(*mcpgate.Session)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	old, ok := m.sessions[s.ID]
+	old, ok := m.sessions[id]
 	if !ok {
 		return mcpgate.Errorf(mcpgate.ENOTFOUND, "session not found")
 	}
-	old.LogLevel, old.LastSeenAt = s.LogLevel, s.LastSeenAt
-	m.sessions[s.ID] = old
+	fn(&old)
+	m.sessions[id] = old
 	m.updates++
 	return nil
 }

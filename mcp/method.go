@@ -77,9 +77,8 @@ func (s *Server) setLevel(ctx context.Context, ls *liveSession, params json.RawM
 	ls.level.Store(int32(idx))
 	ls.mu.Lock()
 	ls.record.LogLevel = p.Level
-	rec := ls.record
 	ls.mu.Unlock()
-	if err := s.store.UpdateSession(ctx, &rec); err != nil {
+	if err := s.store.SetSessionLogLevel(ctx, ls.id, p.Level); err != nil {
 		return nil, err
 	}
 	return []byte("{}"), nil

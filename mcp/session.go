@@ -185,9 +185,8 @@ func (s *Server) touch(ctx context.Context, ls *liveSession) {
 		return
 	}
 	ls.record.LastSeenAt = now
-	rec := ls.record
 	ls.mu.Unlock()
-	if err := s.store.UpdateSession(ctx, &rec); err != nil {
+	if err := s.store.TouchSession(ctx, ls.id, now); err != nil {
 		s.log.Warn("mcp: record session last seen", "session", ls.id, "err", err)
 	}
 }

@@ -14,9 +14,10 @@ import (
 // guard validates Host and Origin against DNS rebinding and cross-site
 // requests: a browser page on a foreign site must not reach the gateway.
 type guard struct {
-	base    string          // the public base URL, without a trailing slash
-	hosts   map[string]bool // allowed host names, lower case, without port
-	origins map[string]bool // allowed origins, exactly "scheme://host[:port]"
+	base     string          // the public base URL, without a trailing slash
+	hosts    map[string]bool // allowed host names, lower case, without port
+	origins  map[string]bool // allowed origins, exactly "scheme://host[:port]"
+	loopback bool            // the public URL is on loopback: local pages on any port may call
 }
 
 // loopbackNames are always allowed when the public URL is on loopback.
@@ -31,7 +32,8 @@ func newGuard(publicURL string, hosts, origins []string) (*guard, error) {
 	}
 	g := &guard{base: strings.TrimRight(publicURL, "/"), hosts: map[string]bool{}, origins: map[string]bool{}}
 	g.allowHost(u.Hostname())
-	if isLoopback(u.Hostname()) {
+	g.origins[strings.ToLower(u.Scheme+"://"+u.Host)] = true
+	if g.loopback = isLoopback(u.Hostname()); g.loopback {
 		for _, n := range loopbackNames {
 			g.allowHost(n)
 		}
@@ -90,14 +92,17 @@ func (g *guard) check(r *http.Request) error {
 		return mcpgate.Errorf(mcpgate.EFORBIDDEN, "host %q is not served here; set --public-url or --allowed-hosts to the name clients use", host)
 	}
 	origin := r.Header.Get("Origin")
-	if origin == "" || g.origins[strings.ToLower(origin)] {
+	if origin == "" || g.origins[strings.ToLower(origin)] || (g.loopback && isLoopbackOrigin(origin)) {
 		return nil
 	}
+	return mcpgate.Errorf(mcpgate.EFORBIDDEN, "origin %q is not allowed; add it with --allowed-origins", origin)
+}
+
+// isLoopbackOrigin reports whether an Origin is a page served from this
+// machine (any scheme and port), such as a local MCP Inspector.
+func isLoopbackOrigin(origin string) bool {
 	u, err := url.Parse(origin)
-	if err != nil || !g.hosts[strings.ToLower(u.Hostname())] {
-		return mcpgate.Errorf(mcpgate.EFORBIDDEN, "origin %q is not allowed; add it with --allowed-origins", origin)
-	}
-	return nil
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Hostname())
 }
 
 // hostOnly strips the port from a Host value and lowercases it.

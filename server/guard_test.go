@@ -32,6 +32,10 @@ func TestGuard(t *testing.T) {
 		{"null origin", "http://127.0.0.1:8094", nil, nil, "127.0.0.1:8094", "null", false},
 		{"allowed origin", "https://mcp.example.com", nil, []string{"https://app.example.com"}, "mcp.example.com", "https://app.example.com", true},
 		{"allowed origin, other scheme", "https://mcp.example.com", nil, []string{"https://app.example.com"}, "mcp.example.com", "http://app.example.com", false},
+		{"own public origin", "https://mcp.example.com", nil, nil, "mcp.example.com", "https://mcp.example.com", true},
+		{"own public host, other port", "https://mcp.example.com", nil, nil, "mcp.example.com", "http://mcp.example.com:8080", false},
+		{"own public host, other scheme", "https://mcp.example.com", nil, nil, "mcp.example.com", "http://mcp.example.com", false},
+		{"loopback origin behind a public URL", "https://mcp.example.com", nil, nil, "mcp.example.com", "http://localhost:6274", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

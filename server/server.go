@@ -88,16 +88,17 @@ func New(opts *Options) (*Server, error) {
 func (s *Server) routes() {
 	s.handle("GET /healthz", "healthz", http.HandlerFunc(s.handleHealth))
 	s.handle("GET /metrics", "metrics", s.opts.Metrics.Handler())
-	s.handle("/{agent}/mcp", "mcp", s.guard.wrap(http.HandlerFunc(s.handleMCP)))
+	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
 	for prefix, h := range s.opts.Mounts {
 		s.handle(prefix, prefix, h)
 	}
 	s.handle("/", "not_found", http.HandlerFunc(handleNotFound))
 }
 
-// handle registers a handler, measured under a route label.
+// handle registers a handler behind the Host/Origin guard, measured under
+// a route label.
 func (s *Server) handle(pattern, route string, h http.Handler) {
-	s.mux.Handle(pattern, s.measure(route, h))
+	s.mux.Handle(pattern, s.measure(route, s.guard.wrap(h)))
 }
 
 // ServeHTTP serves a request.

@@ -66,16 +66,24 @@ func (s *Store) FindSession(ctx context.Context, id string) (*mcpgate.Session, e
 	return ss, nil
 }
 
-// UpdateSession saves the log level and last-seen time. Returns ENOTFOUND
+// SetSessionLogLevel saves the session's log level. Returns ENOTFOUND
 // if the session is unknown.
-func (s *Store) UpdateSession(ctx context.Context, ss *mcpgate.Session) error {
-	ss.LastSeenAt = normalize(ss.LastSeenAt)
-	res, err := s.write.ExecContext(ctx, `UPDATE sessions SET log_level = $2, last_seen_at = $3 WHERE id = $1`,
-		ss.ID, ss.LogLevel, micros(ss.LastSeenAt))
+func (s *Store) SetSessionLogLevel(ctx context.Context, id, level string) error {
+	res, err := s.write.ExecContext(ctx, `UPDATE sessions SET log_level = $2 WHERE id = $1`, id, level)
 	if err != nil {
-		return fmt.Errorf("update session %s: %w", ss.ID, err)
+		return fmt.Errorf("set session %s log level: %w", id, err)
 	}
-	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "session %q not found", ss.ID))
+	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "session %q not found", id))
+}
+
+// TouchSession records when the session was last used. Returns ENOTFOUND
+// if unknown.
+func (s *Store) TouchSession(ctx context.Context, id string, at time.Time) error {
+	res, err := s.write.ExecContext(ctx, `UPDATE sessions SET last_seen_at = $2 WHERE id = $1`, id, micros(normalize(at)))
+	if err != nil {
+		return fmt.Errorf("touch session %s: %w", id, err)
+	}
+	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "session %q not found", id))
 }
 
 // EndSession marks the session ended; ending an ended session keeps its

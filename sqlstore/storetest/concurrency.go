@@ -59,9 +59,8 @@ func writeAndRead(ctx context.Context, s mcpgate.Store, userID string, ss *mcpga
 		if err := s.TouchKey(ctx, k.ID, time.Now()); err != nil {
 			return fmt.Errorf("worker %d: touch key: %w", w, err)
 		}
-		ss.LastSeenAt = time.Now()
-		if err := s.UpdateSession(ctx, ss); err != nil {
-			return fmt.Errorf("worker %d: update session: %w", w, err)
+		if err := s.TouchSession(ctx, ss.ID, time.Now()); err != nil {
+			return fmt.Errorf("worker %d: touch session: %w", w, err)
 		}
 		if _, err := s.FindKeyByHash(ctx, k.Hash); err != nil {
 			return fmt.Errorf("worker %d: find key: %w", w, err)

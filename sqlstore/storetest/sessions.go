@@ -70,15 +70,25 @@ func testSessionUpdate(t *testing.T, s mcpgate.Store) {
 	u := mustUser(t, s, "alice")
 	mustAgent(t, s, "weather", u.ID)
 	ss := mustSession(t, s, "sess-1", "weather")
-	ss.LogLevel = "warning"
-	ss.LastSeenAt = ss.LastSeenAt.Add(90 * time.Second)
-	ss.ClientName = "ignored" // UpdateSession saves the log level and last-seen time only
-	must(t, s.UpdateSession(ctx, ss))
+	must(t, s.SetSessionLogLevel(ctx, "sess-1", "warning"))
+	seen := ss.LastSeenAt.Add(90 * time.Second)
+	must(t, s.TouchSession(ctx, "sess-1", seen))
 	got, err := s.FindSession(ctx, "sess-1")
 	must(t, err)
-	ss.ClientName = ""
+	ss.LogLevel, ss.LastSeenAt = "warning", seen.UTC().Truncate(time.Microsecond)
 	mustEqual(t, "updated session", got, ss)
-	mustCode(t, s.UpdateSession(ctx, &mcpgate.Session{ID: "sess-missing"}), mcpgate.ENOTFOUND)
+
+	// A touch never undoes a log level set in between, as a whole-record
+	// write from a stale copy would.
+	must(t, s.SetSessionLogLevel(ctx, "sess-1", "error"))
+	must(t, s.TouchSession(ctx, "sess-1", seen.Add(time.Minute)))
+	got, err = s.FindSession(ctx, "sess-1")
+	must(t, err)
+	if got.LogLevel != "error" {
+		t.Errorf("log level after a touch = %q, want error", got.LogLevel)
+	}
+	mustCode(t, s.SetSessionLogLevel(ctx, "sess-missing", "info"), mcpgate.ENOTFOUND)
+	mustCode(t, s.TouchSession(ctx, "sess-missing", seen), mcpgate.ENOTFOUND)
 }
 
 func testSessionEnd(t *testing.T, s mcpgate.Store) {
