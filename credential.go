@@ -37,13 +37,17 @@ func (c *Credential) Identity() string {
 
 // Authorize returns nil if the credential may call a's tools over MCP:
 // EUNAUTHORIZED when the agent is not MCP-enabled, EFORBIDDEN for an agent
-// key of another agent or an agent the token was not granted, and ENOTFOUND
+// key of another agent (or one issued before the agent changed owner) or an
+// agent the token was not granted, and ENOTFOUND
 // for another user's agent, whose existence is not revealed.
 func (c *Credential) Authorize(a *Agent) error {
 	switch c.Kind {
 	case CredentialAgentKey:
 		if c.AgentID != a.ID {
 			return Errorf(EFORBIDDEN, "this agent API key belongs to agent %q, not %q", c.AgentID, a.ID)
+		}
+		if c.UserID != a.OwnerID {
+			return Errorf(EFORBIDDEN, "this agent API key was issued under the agent's previous owner; ask the owner for a new one")
 		}
 	case CredentialOAuth:
 		if !slices.Contains(c.Agents, a.ID) {

@@ -30,8 +30,10 @@ type Options struct {
 	CacheTTL time.Duration
 	// TouchEvery is how often a key's last use is written. Default 1m.
 	TouchEvery time.Duration
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// Logger reports failures to record a key's use; nil discards.
+	Logger *slog.Logger
 }
 
 // Authenticator turns request headers into a credential.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 )
@@ -112,6 +113,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 // decodeJSON reads a request body into v, refusing unknown fields and
 // trailing data.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	// A JSON content type makes a browser ask (CORS preflight) before a
+	// cross-site page can post here, and the gateway's guard says no.
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		return statusf(http.StatusUnsupportedMediaType, "send the request body as Content-Type: application/json")
+	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -19,7 +19,9 @@ type apiCase struct {
 	method string
 	path   string
 	body   string
-	status int
+	// contentType overrides application/json for a body.
+	contentType string
+	status      int
 	// want is the whole JSON answer, or wantErr a part of its error.
 	want    string
 	wantErr string
@@ -28,7 +30,7 @@ type apiCase struct {
 // run sends the case to h and checks the answer.
 func (c apiCase) run(t *testing.T, h http.Handler) {
 	t.Helper()
-	status, ctype, body := do(t, h, c.method, c.path, c.body)
+	status, ctype, body := doAs(t, h, c.method, c.path, c.body, c.contentType)
 	if status != c.status {
 		t.Fatalf("%s %s: status %d, want %d; body %s", c.method, c.path, status, c.status, body)
 	}
@@ -51,6 +53,12 @@ func (c apiCase) run(t *testing.T, h http.Handler) {
 // mounted at Prefix, as the gateway mounts it.
 func do(tb testing.TB, h http.Handler, method, path, body string) (int, string, []byte) {
 	tb.Helper()
+	return doAs(tb, h, method, path, body, "")
+}
+
+// doAs is do with a body of the given content type (default JSON).
+func doAs(tb testing.TB, h http.Handler, method, path, body, contentType string) (int, string, []byte) {
+	tb.Helper()
 	mux := http.NewServeMux()
 	mux.Handle(Prefix+"/", http.StripPrefix(Prefix, h))
 	srv := httptest.NewServer(mux)
@@ -58,6 +66,12 @@ func do(tb testing.TB, h http.Handler, method, path, body string) (int, string, 
 	req, err := http.NewRequest(method, srv.URL+Prefix+path, strings.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := srv.Client().Do(req)
 	if err != nil {
@@ -245,6 +259,7 @@ func TestSaveInvoiceRefused(t *testing.T) {
 		{name: "no amount", path: "/invoices/x/csv", body: `{"rows":[{"date":"2025-01-01","vendor":"v"}]}`, status: 400,
 			wantErr: "rows[0]: amount is required"},
 		{name: "not JSON", path: "/invoices/x/csv", body: `rows`, status: 400, wantErr: "not valid JSON"},
+		{name: "not sent as JSON", path: "/invoices/x/csv", body: `{"rows":[]}`, contentType: "text/plain", status: 415, wantErr: "Content-Type: application/json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.method = "POST"

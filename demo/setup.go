@@ -75,10 +75,14 @@ func ensureUser(ctx context.Context, tx mcpgate.Store) (*mcpgate.User, error) {
 	return u, nil
 }
 
-// ensureAgent creates the demo agent unless an agent "demo" exists, which
-// is left as it is.
+// ensureAgent creates the demo agent unless it exists. An agent "demo" made
+// another way, or owned by someone else, is refused rather than taken over:
+// the demo would put a skill with allow_private on it.
 func ensureAgent(ctx context.Context, tx mcpgate.Store, ownerID string) error {
-	_, err := tx.FindAgent(ctx, AgentID)
+	existing, err := tx.FindAgent(ctx, AgentID)
+	if err == nil && (existing.Source != mcpgate.SourceDemo || existing.OwnerID != ownerID) {
+		return mcpgate.Errorf(mcpgate.ECONFLICT, "an agent %q that the demo did not create already exists (source %s); run the demo with another --data-dir, or delete that agent", AgentID, existing.Source)
+	}
 	if mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
 		return err
 	}

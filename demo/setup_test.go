@@ -135,3 +135,22 @@ func TestSetupAfterRevoke(t *testing.T) {
 		t.Errorf("after revoking the demo key, setup gave %+v", second)
 	}
 }
+
+func TestSetupRefusesAnAgentItDidNotMake(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t)
+	u := &mcpgate.User{Name: "carol", Source: mcpgate.SourceCLI}
+	if err := s.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateAgent(ctx, &mcpgate.Agent{ID: AgentID, OwnerID: u.ID, Source: mcpgate.SourceConfig}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Setup(ctx, s, "http://127.0.0.1:8094"+Prefix)
+	if mcpgate.ErrorCode(err) != mcpgate.ECONFLICT {
+		t.Fatalf("Setup = %v, want ECONFLICT", err)
+	}
+	if skills, _ := s.ListSkills(ctx, AgentID); len(skills) != 0 {
+		t.Errorf("the demo put %d skills on an agent it did not make", len(skills))
+	}
+}

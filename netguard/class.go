@@ -28,6 +28,11 @@ var (
 		netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, ...
 		netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
 		netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+		netip.MustParseAddr("169.254.170.2"),   // AWS ECS task credentials
+		netip.MustParseAddr("169.254.170.23"),  // AWS EKS Pod Identity
+		netip.MustParseAddr("fd00:ec2::23"),    // AWS EKS Pod Identity over IPv6
+		netip.MustParseAddr("192.0.0.192"),     // Oracle Cloud
+		netip.MustParseAddr("168.63.129.16"),   // Azure WireServer (a public address)
 	}
 	thisNetwork    = netip.MustParsePrefix("0.0.0.0/8")
 	sharedSpace    = netip.MustParsePrefix("100.64.0.0/10")

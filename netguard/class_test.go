@@ -39,6 +39,11 @@ func TestClassify(t *testing.T) {
 		{"240.0.0.1", Reserved},
 		{"::7f00:1", Reserved},
 		{"169.254.169.254", Metadata},
+		{"169.254.170.2", Metadata},
+		{"169.254.170.23", Metadata},
+		{"fd00:ec2::23", Metadata},
+		{"192.0.0.192", Metadata},
+		{"168.63.129.16", Metadata},
 		{"fd00:ec2::254", Metadata},
 		{"100.100.100.200", Metadata},
 		// IPv4-mapped IPv6.

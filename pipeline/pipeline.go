@@ -48,7 +48,7 @@ type Pipeline struct {
 // deadline, so that a backend that honors the timeout reports it itself.
 const deadlineGrace = 2 * time.Second
 
-// New returns a pipeline.
+// New returns a pipeline; opts and opts.Tables are required.
 func New(opts *Options) *Pipeline {
 	p := &Pipeline{opts: *opts}
 	if p.opts.Logger == nil {

@@ -18,8 +18,23 @@ trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 go build -o "$work/mcpgate" ./cmd/mcpgate
 bin="$work/mcpgate"
 
+# listen_addr prints the address a gateway logged it listens on.
+listen_addr() { grep -o 'mcpgate listening" addr=[0-9.:]*' "$1" 2>/dev/null | head -1 | cut -d= -f2; }
+
+# wait_addr waits up to 30s for process $1 to log its address in file $2.
+wait_addr() {
+  for _ in $(seq 300); do
+    addr=$(listen_addr "$2")
+    if [ -n "$addr" ]; then echo "$addr"; return 0; fi
+    kill -0 "$1" 2>/dev/null || { echo "load.sh: process $1 exited:" >&2; cat "$2" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "load.sh: process $1 did not start within 30s" >&2
+  return 1
+}
+
 "$bin" serve --demo --addr 127.0.0.1:0 --data-dir "$work/backend" >"$work/backend.out" 2>"$work/backend.err" &
-until backend=$(grep -o 'mcpgate listening" addr=[0-9.:]*' "$work/backend.err" 2>/dev/null | head -1 | cut -d= -f2) && [ -n "$backend" ]; do sleep 0.1; done
+backend=$(wait_addr $! "$work/backend.err")
 
 cat >"$work/gateway.yaml" <<YAML
 users: [{name: bench}]
@@ -40,10 +55,8 @@ agents:
 YAML
 "$bin" serve --config "$work/gateway.yaml" --addr 127.0.0.1:0 --data-dir "$work/gateway" ${PPROF:+--pprof-addr $PPROF} 2>"$work/gateway.err" &
 gateway_pid=$!
-key=$("$bin" key create --user bench --data-dir "$work/gateway" 2>/dev/null || true)
-until [ -n "$key" ]; do sleep 0.2; key=$("$bin" key create --user bench --data-dir "$work/gateway" 2>/dev/null || true); done
-listen_addr() { grep -o 'mcpgate listening" addr=[0-9.:]*' "$1" 2>/dev/null | head -1 | cut -d= -f2; }
-until port=$(listen_addr "$work/gateway.err") && [ -n "$port" ]; do sleep 0.1; done
+port=$(wait_addr $gateway_pid "$work/gateway.err")
+key=$("$bin" key create --user bench --data-dir "$work/gateway")
 
 "$bin" load --url "http://$port/bench/mcp" --key "$key" --sessions "$sessions" --duration "$duration" \
   --tool convert_units --args '{"value":10,"from":"km","to":"mi"}' --pid "$gateway_pid"

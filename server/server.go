@@ -44,12 +44,18 @@ type Metrics interface {
 	Handler() http.Handler
 }
 
-// Options configure a Server.
+// Options configure a Server. Every field is required except those said
+// to be optional.
 type Options struct {
-	Store   Pinger
-	Tables  Tables
-	Auth    Authenticator
-	MCP     MCPServer
+	// Store is checked by /healthz.
+	Store Pinger
+	// Tables finds the agent of /{agent}/mcp.
+	Tables Tables
+	// Auth authenticates requests to the MCP endpoint.
+	Auth Authenticator
+	// MCP serves the protocol once a request is authorized.
+	MCP MCPServer
+	// Metrics records every request and serves /metrics.
 	Metrics Metrics
 	// PublicURL is the gateway's base URL as clients reach it, used for
 	// every absolute URL and allowed as Host and Origin.
@@ -57,8 +63,10 @@ type Options struct {
 	// AllowedHosts and AllowedOrigins extend the Host/Origin guard.
 	AllowedHosts   []string
 	AllowedOrigins []string
-	// Mounts are extra handlers by path prefix (such as the demo API).
+	// Mounts are extra handlers by path prefix (such as the demo API),
+	// behind the same Host/Origin guard; optional.
 	Mounts map[string]http.Handler
+	// Logger is optional; nil discards.
 	Logger *slog.Logger
 }
 
@@ -69,7 +77,8 @@ type Server struct {
 	mux   *http.ServeMux
 }
 
-// New returns a server.
+// New returns a server. Returns EINVALID when the public URL or an allowed
+// origin is malformed.
 func New(opts *Options) (*Server, error) {
 	s := &Server{opts: *opts, mux: http.NewServeMux()}
 	if s.opts.Logger == nil {

@@ -40,6 +40,9 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("create directory of %s: %w", abs, err)
 	}
+	if err := createPrivate(abs); err != nil {
+		return nil, err
+	}
 	write, err := openWriter(ctx, abs)
 	if err != nil {
 		return nil, err
@@ -56,6 +59,17 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// createPrivate creates the database file readable by its owner only, as
+// it holds password hashes and session ids; SQLite gives its -wal and -shm
+// files the same mode. An existing file keeps its mode.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // openWriter opens the one-connection writer pool and migrates the schema.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,6 +138,25 @@ func TestQueryPlans(t *testing.T) {
 		text := strings.Join(plan, "; ")
 		if !strings.HasPrefix(text, "SEARCH") || strings.Contains(text, "TEMP B-TREE") {
 			t.Errorf("%s\n\tplan: %s", q, text)
+		}
+	}
+}
+
+func TestOpenCreatesPrivateFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data", "mcpgate.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode := fi.Mode().Perm(); mode&0o077 != 0 {
+			t.Errorf("%s has mode %v; want no access for group and others", filepath.Base(p), mode)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -160,7 +161,8 @@ func TestCLIErrors(t *testing.T) {
 		{"user created twice", []string{"user", "create", "alice", "--data-dir", dir}, false, `user name "alice" is taken`},
 		{"show an unknown agent", []string{"agent", "show", "nosuch", "--data-dir", dir}, false, `agent "nosuch" not found`},
 		{"short password", []string{"user", "create", "bob", "--password-env", "PW", "--data-dir", dir}, false, "at least 8 characters"},
-		{"--db not a DSN", []string{"user", "list", "--db", "mysql://u:secret@h/db"}, false, "give a PostgreSQL DSN"},
+		{"--db not a DSN", []string{"user", "list", "--db", "mysql://u:secret@h/db"}, false, "give a PostgreSQL URL"},
+		{"--db keyword form is not echoed", []string{"user", "list", "--db", "host=h password=secret"}, false, "give a PostgreSQL URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,4 +272,19 @@ func TestServeFlagsFromEnv(t *testing.T) {
 			t.Errorf("ParseFlags = %v, want an error naming MCPGATE_MAX_BODY_BYTES", err)
 		}
 	})
+}
+
+func TestServeRefusesBadFlagValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"--reload-every", "0"},
+		{"--reload-every", "-1s"},
+		{"--max-body-bytes", "0"},
+		{"--page-size", "-3"},
+	} {
+		var stderr strings.Builder
+		m := NewMain(&Env{Stdout: io.Discard, Stderr: &stderr, LookupEnv: func(string) (string, bool) { return "", false }})
+		if err := m.ParseFlags(args); !errors.Is(err, errUsage) || !strings.Contains(stderr.String(), args[0]) {
+			t.Errorf("serve %v: err %v, stderr %q; want a usage error naming the flag", args, err, stderr.String())
+		}
+	}
 }

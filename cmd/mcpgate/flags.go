@@ -33,15 +33,8 @@ func (f *storeFlags) open(ctx context.Context) (mcpgate.Store, error) {
 	case strings.HasPrefix(f.db, "postgres://"), strings.HasPrefix(f.db, "postgresql://"):
 		return postgres.Open(ctx, f.db)
 	}
-	return nil, fmt.Errorf("--db %q: give a PostgreSQL DSN (postgres://user@host/db) or leave it empty for SQLite", redactDSN(f.db))
-}
-
-// redactDSN hides anything that may be a password.
-func redactDSN(dsn string) string {
-	if i := strings.Index(dsn, "@"); i >= 0 {
-		return "…" + dsn[i:]
-	}
-	return dsn
+	// The value is not echoed: it may hold a password.
+	return nil, fmt.Errorf("--db: give a PostgreSQL URL (postgres://user@host/db) or leave it empty for SQLite")
 }
 
 // parseFlags parses args, then fills every flag not given on the command

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // usage is the top-level help.
@@ -46,7 +48,7 @@ func main() {
 	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, LookupEnv: os.LookupEnv}
 	if err := Run(ctx, env, os.Args[1:]); err != nil {
 		if !errors.Is(err, errUsage) {
-			fmt.Fprintln(os.Stderr, "mcpgate:", err)
+			fmt.Fprintln(os.Stderr, "mcpgate:", userMessage(err))
 		}
 		os.Exit(exitCode(err))
 	}
@@ -94,4 +96,13 @@ func exitCode(err error) int {
 		return 2
 	}
 	return 1
+}
+
+// userMessage is what a user reads of err: a coded error's message, or the
+// whole chain of an internal one, which names what failed.
+func userMessage(err error) string {
+	if mcpgate.ErrorCode(err) != mcpgate.EINTERNAL {
+		return mcpgate.ErrorMessage(err)
+	}
+	return err.Error()
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -57,6 +58,7 @@ type Main struct {
 	logger   *slog.Logger
 	cancel   context.CancelFunc
 	closers  []func() error
+	workers  sync.WaitGroup // background loops that use the store
 	done     chan struct{}
 }
 
@@ -85,6 +87,24 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(m.Env.Stderr, "mcpgate serve: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	return c.validate(m.Env)
+}
+
+// validate refuses flag values the gateway cannot run with.
+func (c *ServeConfig) validate(env *Env) error {
+	var problem string
+	switch {
+	case c.ReloadEvery <= 0:
+		problem = "--reload-every must be a positive duration such as 2s"
+	case c.MaxBodyBytes <= 0:
+		problem = "--max-body-bytes must be positive"
+	case c.PageSize <= 0:
+		problem = "--page-size must be positive"
+	}
+	if problem != "" {
+		fmt.Fprintln(env.Stderr, "mcpgate serve:", problem)
 		return errUsage
 	}
 	return nil
@@ -167,6 +187,9 @@ func (m *Main) wire() error {
 		return err
 	}
 	m.http = &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)}
+	// Open SSE streams never go idle by themselves: end them as soon as
+	// Shutdown has closed the listeners.
+	m.http.RegisterOnShutdown(m.mcp.Close)
 	return nil
 }
 
@@ -199,8 +222,8 @@ func (m *Main) prepare(ctx context.Context) error {
 func (m *Main) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
-	go m.registry.Watch(ctx, m.Config.ReloadEvery)
-	go m.sweepSessions(ctx)
+	m.workers.Go(func() { m.registry.Watch(ctx, m.Config.ReloadEvery) })
+	m.workers.Go(func() { m.sweepSessions(ctx) })
 	go func() {
 		defer close(m.done)
 		if err := m.http.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -221,9 +244,6 @@ func (m *Main) Close() error {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	if m.mcp != nil {
-		m.mcp.Close()
-	}
 	var errs []error
 	for _, c := range m.closers {
 		errs = append(errs, c())
@@ -240,6 +260,7 @@ func (m *Main) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	m.workers.Wait()
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
 		m.store = nil

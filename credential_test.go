@@ -1,0 +1,39 @@
+package mcpgate
+
+import "testing"
+
+func TestCredentialAuthorize(t *testing.T) {
+	agent := &Agent{ID: "inv", OwnerID: "u1", MCPEnabled: true}
+	off := &Agent{ID: "inv", OwnerID: "u1"}
+	tests := []struct {
+		name  string
+		cred  Credential
+		agent *Agent
+		want  string
+	}{
+		{"user key of the owner", Credential{Kind: CredentialUserKey, UserID: "u1"}, agent, ""},
+		{"user key of another user", Credential{Kind: CredentialUserKey, UserID: "u2"}, agent, ENOTFOUND},
+		{"agent key of the agent", Credential{Kind: CredentialAgentKey, UserID: "u1", AgentID: "inv"}, agent, ""},
+		{"agent key of another agent", Credential{Kind: CredentialAgentKey, UserID: "u1", AgentID: "other"}, agent, EFORBIDDEN},
+		{"agent key from a previous owner", Credential{Kind: CredentialAgentKey, UserID: "u0", AgentID: "inv"}, agent, EFORBIDDEN},
+		{"token granted the agent", Credential{Kind: CredentialOAuth, UserID: "u1", Agents: []string{"inv"}}, agent, ""},
+		{"token not granted the agent", Credential{Kind: CredentialOAuth, UserID: "u1", Agents: []string{"x"}}, agent, EFORBIDDEN},
+		{"agent not MCP-enabled", Credential{Kind: CredentialUserKey, UserID: "u1"}, off, EUNAUTHORIZED},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ErrorCode(tt.cred.Authorize(tt.agent)); got != tt.want {
+				t.Errorf("Authorize = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCredentialIdentity(t *testing.T) {
+	user := Credential{Kind: CredentialUserKey, ID: "key_1", UserID: "u1"}
+	token := Credential{Kind: CredentialOAuth, ID: "tok", UserID: "u1"}
+	agentKey := Credential{Kind: CredentialAgentKey, ID: "key_2", UserID: "u1", AgentID: "inv"}
+	if user.Identity() != token.Identity() || user.Identity() == agentKey.Identity() {
+		t.Errorf("identities: user %q, token %q, agent key %q", user.Identity(), token.Identity(), agentKey.Identity())
+	}
+}
