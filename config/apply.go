@@ -4,24 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/auth"
 )
 
-// Apply makes store hold what the file declares, in one transaction:
-// it creates or updates the file's users, agents and skills, taking over
-// entries of the same name made another way, then deletes the skills,
-// agents and users that an earlier apply created (Source config) and the
-// file no longer names. Entries from other sources are never deleted.
-// Applying the same file twice changes nothing. On error nothing changes;
-// an owner missing from both the file and the store is an *Error naming
-// the field.
+// Apply makes store hold what the file declares, in one transaction: it
+// creates or updates the file's users, agents and skills, then deletes the
+// skills, agents and users with Source config that the file no longer
+// names. An entry the file names but that was made another way (by the
+// CLI, the demo or the API) is updated to the file's fields yet keeps its
+// Source, so the file never deletes it: dropped from the file, it stays as
+// the file left it. The file is the truth for the users it owns: removing
+// a Source config user's password from the file removes the password,
+// while other users keep theirs.
+//
+// Passwords are checked and hashed before the transaction, which holds the
+// store's writer. Applying the same file twice changes nothing. On error
+// nothing changes; an owner missing from both the file and the store is an
+// *Error naming the field.
 func (c *Config) Apply(ctx context.Context, store mcpgate.Store) (*Changes, error) {
+	hashes, err := c.hashPasswords(ctx, store)
+	if err != nil {
+		return nil, fmt.Errorf("apply %s: %w", c.File, err)
+	}
 	var changes *Changes
-	err := store.Tx(ctx, func(tx mcpgate.Store) error {
-		a := &applier{cfg: c, tx: tx, changes: &Changes{}, userIDs: map[string]string{}}
+	err = store.Tx(ctx, func(tx mcpgate.Store) error {
+		a := &applier{cfg: c, tx: tx, hashes: hashes, changes: &Changes{}, userIDs: map[string]string{}}
 		if err := a.run(ctx); err != nil {
 			return err
 		}
@@ -42,6 +50,9 @@ type applier struct {
 	cfg     *Config
 	tx      mcpgate.Store
 	changes *Changes
+	// hashes holds the password hashes of the file's users who have a
+	// password, worked out before the transaction.
+	hashes map[string]string
 	// userIDs maps the names of the file's users to their IDs.
 	userIDs map[string]string
 }
@@ -53,64 +64,6 @@ func (a *applier) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// users creates or updates the file's users.
-func (a *applier) users(ctx context.Context) error {
-	for _, u := range a.cfg.Users {
-		old, err := a.tx.FindUserByName(ctx, u.Name)
-		if mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND {
-			err = a.createUser(ctx, u)
-		} else if err == nil {
-			err = a.updateUser(ctx, u, old)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// createUser stores a new user of the file.
-func (a *applier) createUser(ctx context.Context, u *User) error {
-	nu := &mcpgate.User{Name: u.Name, Admin: u.Admin, Source: mcpgate.SourceConfig}
-	if u.password != nil {
-		hash, err := auth.HashPassword(*u.password)
-		if err != nil {
-			return err
-		}
-		nu.PasswordHash = hash
-	}
-	if err := a.tx.CreateUser(ctx, nu); err != nil {
-		return fmt.Errorf("create user %s: %w", u.Name, err)
-	}
-	a.userIDs[u.Name] = nu.ID
-	a.changes.Users.Created++
-	return nil
-}
-
-// updateUser saves a user of the file when it differs from the stored one.
-// The stored hash is kept while the password still matches it, and when the
-// file sets no password.
-func (a *applier) updateUser(ctx context.Context, u *User, old *mcpgate.User) error {
-	a.userIDs[u.Name] = old.ID
-	nu := *old
-	nu.Admin, nu.Source = u.Admin, mcpgate.SourceConfig
-	if u.password != nil && !auth.CheckPassword(old.PasswordHash, *u.password) {
-		hash, err := auth.HashPassword(*u.password)
-		if err != nil {
-			return err
-		}
-		nu.PasswordHash = hash
-	}
-	if nu.Admin == old.Admin && nu.Source == old.Source && nu.PasswordHash == old.PasswordHash {
-		return nil
-	}
-	if err := a.tx.UpdateUser(ctx, &nu); err != nil {
-		return fmt.Errorf("update user %s: %w", u.Name, err)
-	}
-	a.changes.Users.Updated++
 	return nil
 }
 
@@ -132,7 +85,8 @@ func (a *applier) agents(ctx context.Context) error {
 	return nil
 }
 
-// putAgent creates the agent, or updates it when it differs.
+// putAgent creates the agent, or updates it when it differs. An agent made
+// another way keeps its Source.
 func (a *applier) putAgent(ctx context.Context, next *mcpgate.Agent) error {
 	old, err := a.tx.FindAgent(ctx, next.ID)
 	switch {
@@ -145,9 +99,10 @@ func (a *applier) putAgent(ctx context.Context, next *mcpgate.Agent) error {
 	case err != nil:
 		return err
 	case old.Name == next.Name && old.Description == next.Description && old.OwnerID == next.OwnerID &&
-		old.MCPEnabled == next.MCPEnabled && old.Source == next.Source:
+		old.MCPEnabled == next.MCPEnabled:
 		return nil
 	}
+	next.Source = old.Source
 	if err := a.tx.UpdateAgent(ctx, next); err != nil {
 		return fmt.Errorf("update agent %s: %w", next.ID, err)
 	}
@@ -190,11 +145,17 @@ func (a *applier) skills(ctx context.Context) error {
 
 // putSkill puts one skill and counts it when the store changed. The store
 // knows best what "equal" means, so a change is read from its generation.
+// A skill made another way keeps its Source.
 func (a *applier) putSkill(ctx context.Context, s *mcpgate.Skill) error {
-	_, err := a.tx.FindSkill(ctx, s.AgentID, s.Name)
+	old, err := a.tx.FindSkill(ctx, s.AgentID, s.Name)
 	existed := err == nil
 	if err != nil && mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
 		return err
+	}
+	if existed && old.Source != s.Source {
+		kept := *s
+		kept.Source = old.Source
+		s = &kept
 	}
 	before, err := a.tx.Generation(ctx)
 	if err != nil {
@@ -213,88 +174,4 @@ func (a *applier) putSkill(ctx context.Context, s *mcpgate.Skill) error {
 		a.changes.Skills.Updated++
 	}
 	return nil
-}
-
-// pruneSkills deletes the config skills the file no longer names.
-func (a *applier) pruneSkills(ctx context.Context) error {
-	named := map[[2]string]bool{}
-	for _, ag := range a.cfg.Agents {
-		for _, s := range ag.Skills {
-			named[[2]string{ag.ID, s.Name}] = true
-		}
-	}
-	all, err := a.tx.ListSkills(ctx, "")
-	if err != nil {
-		return err
-	}
-	for _, s := range all {
-		if s.Source != mcpgate.SourceConfig || named[[2]string{s.AgentID, s.Name}] {
-			continue
-		}
-		if err := a.tx.DeleteSkill(ctx, s.AgentID, s.Name); err != nil {
-			return fmt.Errorf("delete skill %s of agent %s: %w", s.Name, s.AgentID, err)
-		}
-		a.changes.Skills.Deleted++
-	}
-	return nil
-}
-
-// pruneAgents deletes the config agents the file no longer names.
-func (a *applier) pruneAgents(ctx context.Context) error {
-	named := map[string]bool{}
-	for _, ag := range a.cfg.Agents {
-		named[ag.ID] = true
-	}
-	all, err := a.tx.ListAgents(ctx, mcpgate.AgentFilter{})
-	if err != nil {
-		return err
-	}
-	for _, ag := range all {
-		if ag.Source != mcpgate.SourceConfig || named[ag.ID] {
-			continue
-		}
-		if err := a.tx.DeleteAgent(ctx, ag.ID); err != nil {
-			return fmt.Errorf("delete agent %s: %w", ag.ID, err)
-		}
-		a.changes.Agents.Deleted++
-	}
-	return nil
-}
-
-// pruneUsers deletes the config users the file no longer names. One who
-// still owns an agent made another way stops the apply.
-func (a *applier) pruneUsers(ctx context.Context) error {
-	all, err := a.tx.ListUsers(ctx)
-	if err != nil {
-		return err
-	}
-	for _, u := range all {
-		if _, named := a.userIDs[u.Name]; named || u.Source != mcpgate.SourceConfig {
-			continue
-		}
-		if err := a.deleteUser(ctx, u); err != nil {
-			return err
-		}
-		a.changes.Users.Deleted++
-	}
-	return nil
-}
-
-// deleteUser deletes a user the file dropped, explaining a refusal.
-func (a *applier) deleteUser(ctx context.Context, u *mcpgate.User) error {
-	err := a.tx.DeleteUser(ctx, u.ID)
-	if mcpgate.ErrorCode(err) != mcpgate.ECONFLICT {
-		return err
-	}
-	owned, lerr := a.tx.ListAgents(ctx, mcpgate.AgentFilter{OwnerID: u.ID})
-	if lerr != nil {
-		return lerr
-	}
-	ids := make([]string, len(owned))
-	for i, ag := range owned {
-		ids[i] = fmt.Sprintf("%s (source %s)", ag.ID, ag.Source)
-	}
-	return &Error{File: a.cfg.File, Field: "users", Msg: fmt.Sprintf(
-		"user %q is no longer in the file but still owns agent %s; keep the user in the file, or delete or move those agents first",
-		u.Name, strings.Join(ids, ", "))}
 }

@@ -197,7 +197,7 @@ func TestApplyRemovesWhatTheFileDropped(t *testing.T) {
 	}
 }
 
-func TestApplyTakesOver(t *testing.T) {
+func TestApplyUpdatesEntriesMadeAnotherWay(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := mustOpen(t)
@@ -207,24 +207,89 @@ func TestApplyTakesOver(t *testing.T) {
 
 	example := mustRead(t, "example.yaml")
 	ch := mustApply(t, store, example, exampleEnv)
-	want := &Changes{Users: Count{Updated: 2}, Agents: Count{Created: 1, Updated: 1}, Skills: Count{Created: 2}}
+	want := &Changes{Users: Count{Updated: 1}, Agents: Count{Created: 1, Updated: 1}, Skills: Count{Created: 2}}
 	if diff := cmp.Diff(want, ch); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
 	alice, _ := store.FindUserByName(ctx, "alice")
-	if alice.Source != mcpgate.SourceConfig || !auth.CheckPassword(alice.PasswordHash, "correct horse") {
-		t.Errorf("alice was not taken over with the file's password: %+v", alice)
+	if alice.Source != mcpgate.SourceCLI || !alice.Admin || !auth.CheckPassword(alice.PasswordHash, "correct horse") {
+		t.Errorf("alice was not updated to the file's fields, keeping her source: %+v", alice)
 	}
 	bobAfter, _ := store.FindUserByName(ctx, "bob")
-	if !auth.CheckPassword(bobAfter.PasswordHash, "bobs password") {
-		t.Error("a user without a password in the file lost the password it had")
+	if bobAfter.Source != mcpgate.SourceDemo || !auth.CheckPassword(bobAfter.PasswordHash, "bobs password") {
+		t.Errorf("a user the file does not own lost its source or password: %+v", bobAfter)
 	}
 	inv, _ := store.FindAgent(ctx, "invoices")
-	if inv.Source != mcpgate.SourceConfig || inv.OwnerID != alice.ID {
-		t.Errorf("agent not taken over: %+v", inv)
+	if inv.Source != mcpgate.SourceAPI || inv.OwnerID != alice.ID || inv.Name != "Invoice assistant" {
+		t.Errorf("agent not updated to the file's fields, keeping its source: %+v", inv)
 	}
 	if ch := mustApply(t, store, example, exampleEnv); !ch.Empty() {
 		t.Errorf("second apply changed %s", ch)
+	}
+}
+
+func TestApplyNeverDeletesEntriesMadeAnotherWay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	carol := mustCreateUser(t, store, "carol", mcpgate.SourceCLI, "carols password")
+	mustCreateAgent(t, store, "manual", carol.ID, mcpgate.SourceCLI)
+	extra := &mcpgate.Skill{AgentID: "manual", Name: "extra", Kind: mcpgate.SkillREST, Source: mcpgate.SourceAPI, AutoApprove: true}
+	if err := store.PutSkill(ctx, extra); err != nil {
+		t.Fatal(err)
+	}
+	const file = `users:
+  - name: carol
+    admin: true
+agents:
+  - id: manual
+    name: Manual
+    owner: carol
+    skills:
+      - name: extra
+        kind: rest
+        base_url: https://api.example.com
+        tools:
+          - name: ping
+            input_schema: {type: object}
+            request: {path: /ping}
+      - name: more
+        kind: rest
+        base_url: https://api.example.com
+        tools:
+          - name: pong
+            input_schema: {type: object}
+            request: {path: /pong}
+`
+	ch := mustApply(t, store, file, nil)
+	want := &Changes{Users: Count{Updated: 1}, Agents: Count{Updated: 1}, Skills: Count{Created: 1, Updated: 1}}
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	if ch := mustApply(t, store, file, nil); !ch.Empty() {
+		t.Errorf("second apply changed %s", ch)
+	}
+
+	// Dropped from the file, they stay as the file left them; only the
+	// skill the file created goes.
+	ch = mustApply(t, store, "users: []\nagents: []\n", nil)
+	if diff := cmp.Diff(&Changes{Skills: Count{Deleted: 1}}, ch); diff != "" {
+		t.Errorf("changes after dropping (-want +got):\n%s", diff)
+	}
+	u, err := store.FindUserByName(ctx, "carol")
+	if err != nil || u.Source != mcpgate.SourceCLI || !u.Admin || !auth.CheckPassword(u.PasswordHash, "carols password") {
+		t.Errorf("carol: %+v, %v", u, err)
+	}
+	a, err := store.FindAgent(ctx, "manual")
+	if err != nil || a.Source != mcpgate.SourceCLI || a.Name != "Manual" {
+		t.Errorf("agent manual: %+v, %v", a, err)
+	}
+	s, err := store.FindSkill(ctx, "manual", "extra")
+	if err != nil || s.Source != mcpgate.SourceAPI || len(s.Tools) != 1 || s.Tools[0].Name != "ping" {
+		t.Errorf("skill extra: %+v, %v", s, err)
+	}
+	if _, err := store.FindSkill(ctx, "manual", "more"); mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+		t.Errorf("skill more, which the file created: %v, want ENOTFOUND", err)
 	}
 }
 
@@ -241,6 +306,82 @@ func TestApplyPasswordChange(t *testing.T) {
 	alice, _ := store.FindUserByName(ctx, "alice")
 	if !auth.CheckPassword(alice.PasswordHash, "battery staple") {
 		t.Error("the new password does not match the stored hash")
+	}
+}
+
+func TestApplyPasswordRemoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	mustCreateUser(t, store, "bob", mcpgate.SourceCLI, "bobs password")
+	example := mustRead(t, "example.yaml")
+	mustApply(t, store, example, exampleEnv)
+
+	noPassword := strings.Replace(example, "    password: ${env:ALICE_PASSWORD}", "", 1)
+	if ch := mustApply(t, store, noPassword, exampleEnv); ch.String() != "users: 1 updated" {
+		t.Errorf("changes %s, want users: 1 updated", ch)
+	}
+	alice, _ := store.FindUserByName(ctx, "alice")
+	if alice.PasswordHash != "" {
+		t.Errorf("alice, whom the file owns, kept the hash of a password the file removed: %q", alice.PasswordHash)
+	}
+	bob, _ := store.FindUserByName(ctx, "bob")
+	if !auth.CheckPassword(bob.PasswordHash, "bobs password") {
+		t.Error("bob, whom the file does not own, lost his password")
+	}
+	if ch := mustApply(t, store, noPassword, exampleEnv); !ch.Empty() {
+		t.Errorf("second apply changed %s", ch)
+	}
+}
+
+// txSpy is a store that notes whether users were read before the first
+// transaction began.
+type txSpy struct {
+	mcpgate.Store
+	txs, readsBeforeTx int
+}
+
+// ListUsers counts a read of the users before the first transaction.
+func (s *txSpy) ListUsers(ctx context.Context) ([]*mcpgate.User, error) {
+	if s.txs == 0 {
+		s.readsBeforeTx++
+	}
+	return s.Store.ListUsers(ctx)
+}
+
+// FindUserByName counts a read of a user before the first transaction.
+func (s *txSpy) FindUserByName(ctx context.Context, name string) (*mcpgate.User, error) {
+	if s.txs == 0 {
+		s.readsBeforeTx++
+	}
+	return s.Store.FindUserByName(ctx, name)
+}
+
+// Tx counts transactions.
+func (s *txSpy) Tx(ctx context.Context, fn func(tx mcpgate.Store) error) error {
+	s.txs++
+	return s.Store.Tx(ctx, fn)
+}
+
+// TestApplyHashesBeforeTheTransaction checks that Apply reads the users,
+// to check and hash their passwords, before it takes the store's writer.
+func TestApplyHashesBeforeTheTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	example := mustRead(t, "example.yaml")
+	for _, step := range []string{"create", "keep"} {
+		spy := &txSpy{Store: store}
+		if _, err := mustParse(t, example, exampleEnv).Apply(ctx, spy); err != nil {
+			t.Fatal(err)
+		}
+		if spy.txs != 1 || spy.readsBeforeTx == 0 {
+			t.Errorf("%s: %d transactions, %d reads of users before the first", step, spy.txs, spy.readsBeforeTx)
+		}
+	}
+	alice, _ := store.FindUserByName(ctx, "alice")
+	if !auth.CheckPassword(alice.PasswordHash, "correct horse") {
+		t.Error("alice's stored hash does not match the file's password")
 	}
 }
 

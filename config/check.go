@@ -3,7 +3,7 @@ package config
 import (
 	"errors"
 	"maps"
-	"regexp"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -13,16 +13,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// headerName matches an HTTP header name (an RFC 9110 token).
-var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-
 // checkHeaders checks header templates: valid names, one line each, and
 // secrets only as ${env:NAME}.
 func (d *decoder) checkHeaders(field string, headers map[string]string, at map[string]*yaml.Node) {
 	for _, name := range slices.Sorted(maps.Keys(headers)) {
 		v, n, hf := headers[name], at[name], field+"."+name
 		switch {
-		case !headerName.MatchString(name):
+		case !rest.ValidToken(name):
 			d.errorf(n, hf, "is not a valid header name")
 		case strings.ContainsAny(v, "\r\n"):
 			d.errorf(n, hf, "must be one line")
@@ -70,7 +67,7 @@ func secretHeader(name string) bool {
 // https, a host, and no address the SSRF guard refuses.
 func (d *decoder) checkURL(f *fields, key, raw string, allowPrivate bool) {
 	at, field := f.keys[key], f.field(key)
-	if !d.refuseSecretRef(at, field, raw) {
+	if !d.refuseSecretRef(at, field, raw) || !d.refuseURLSecrets(at, field, raw) {
 		return
 	}
 	err := netguard.Policy{AllowPrivate: allowPrivate}.CheckURL(raw)
@@ -83,6 +80,30 @@ func (d *decoder) checkURL(f *fields, key, raw string, allowPrivate bool) {
 		msg += "; set allow_private: true on the skill to allow it"
 	}
 	d.errorf(at, field, "%s", msg)
+}
+
+// refuseURLSecrets reports secrets written into a URL, which is stored as
+// written: user information (user:pass@) and query parameters whose names
+// look secret. It returns whether there were none.
+func (d *decoder) refuseURLSecrets(at *yaml.Node, field, raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return true // the SSRF guard's check names the problem
+	}
+	ok := u.User == nil
+	if !ok {
+		d.errorf(at, field, "must not hold a user name or password (user:pass@), which would be stored in plain text; "+
+			"send the secret as ${env:NAME} in a header, such as Authorization, or in a query template under the request's query:")
+	}
+	query, _ := url.ParseQuery(u.RawQuery) // what parses is enough to find names
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		if secretHeader(name) {
+			d.errorf(at, field, "the query parameter %q looks secret and would be stored in plain text; "+
+				"take it out of the URL and write it under the request's query: as ${env:NAME}", name)
+			ok = false
+		}
+	}
+	return ok
 }
 
 // refuseSecretRef reports ${env:NAME} where it would not be expanded, and

@@ -2,16 +2,16 @@
 // skills and tools), checks all of it before anything is written, and
 // applies it to a store in one transaction, idempotently: applying the same
 // file twice changes nothing, and entries the file no longer names are
-// removed, but only those the file created.
+// removed, but only those the file created (Source config).
 //
 // Every problem names the file, the line and the field. Secrets are written
 // as ${env:NAME} and stored as written; the variables are read only to
 // check that they are set (and to hash user passwords).
 //
 // It depends on the root package, auth (password hashes), registry (schema
-// and tool checks), rest (the arguments a request template uses), netguard
-// (URL checks) and the YAML library; it must not import a store
-// implementation or the transport.
+// and tool checks), rest (the arguments a request template uses, HTTP
+// tokens and JSON strings), netguard (URL checks) and the YAML library; it
+// must not import a store implementation or the transport.
 package config
 
 import (
@@ -117,7 +117,7 @@ func (d *decoder) document(data []byte) *yaml.Node {
 		d.syntaxError(err)
 		return nil
 	}
-	if len(doc.Content) == 0 {
+	if len(doc.Content) == 0 || !d.checkNodes(&doc) {
 		return nil
 	}
 	return doc.Content[0]

@@ -167,8 +167,62 @@ func TestParseAliasBomb(t *testing.T) {
 	doc := "users: []\nagents:\n  - id: x\n    owner: a\n    skills:\n      - name: s\n        kind: rest\n        base_url: https://api.example.com\n        tools:\n          - name: t\n            request: {path: /x}\n            input_schema:\n              type: object\n              $defs:\n" +
 		indent(b.String(), "                ")
 	_, err := Parse("mcpgate.yaml", []byte(doc), nil)
-	if err == nil || !strings.Contains(err.Error(), "is larger than 1048576 bytes as JSON") {
-		t.Fatalf("error %v", err)
+	want := "mcpgate.yaml:20: the alias *a4 takes the file beyond 1000000 YAML nodes, counting each alias as a copy of its value; use fewer aliases"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v\nwant %s", err, want)
+	}
+}
+
+// aliasFile returns a small file whose agents, skills and tools are lists
+// of n aliases each: n*n*n tools once expanded.
+func aliasFile(n int) string {
+	aliases := func(name string) string { return strings.Repeat(", *"+name, n-1) }
+	return `users: [{name: u}]
+agents: [&a {id: a, owner: u, skills: [&s {name: s, kind: rest, base_url: "https://api.example.com", tools: [
+  &t {name: t, input_schema: {type: object, properties: {a: {type: string}}}, request: {path: "/x/{a}"}}` + aliases("t") + `
+]}` + aliases("s") + `
+]}` + aliases("a") + `
+]
+`
+}
+
+func TestParseAliasesOfAliasesFailFast(t *testing.T) {
+	doc := aliasFile(300)
+	if len(doc) > 4096 {
+		t.Fatalf("the file has %d bytes, want a small one", len(doc))
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Parse("mcpgate.yaml", []byte(doc), nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		want := "mcpgate.yaml:4: the alias *s takes the file beyond 1000000 YAML nodes, counting each alias as a copy of its value; use fewer aliases"
+		if err == nil || err.Error() != want {
+			t.Fatalf("error %v\nwant %s", err, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Parse still runs after 20 s")
+	}
+}
+
+func TestParseAliasesWithinBudget(t *testing.T) {
+	const file = `users: [{name: u}]
+agents:
+  - id: a
+    owner: u
+    skills:
+      - name: s
+        kind: rest
+        base_url: https://api.example.com
+        tools:
+          - {name: t1, input_schema: &schema {type: object, properties: {a: {type: string}}}, request: {path: "/x/{a}", headers: &h {Accept: text/csv}}}
+          - {name: t2, input_schema: *schema, request: {path: "/y/{a}", headers: *h}}
+`
+	tools := mustParse(t, file, nil).Agents[0].Skills[0].Tools
+	if len(tools) != 2 || string(tools[1].InputSchema) != string(tools[0].InputSchema) || tools[1].Request.Headers["Accept"] != "text/csv" {
+		t.Errorf("tools %+v", tools)
 	}
 }
 

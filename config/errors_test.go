@@ -190,6 +190,29 @@ func TestParseErrors(t *testing.T) {
 		}, "\n")},
 		{"max response bytes", head + "        max_response_bytes: 1MB\n" + oneTool,
 			`mcpgate.yaml:10: agents[0].skills[0].max_response_bytes: must be a positive integer, not "1MB"`},
+		{"max response bytes too large", head + "        max_response_bytes: 67108865\n" + oneTool,
+			`mcpgate.yaml:10: agents[0].skills[0].max_response_bytes: 67108865 is more than the limit of 67108864 (64 MiB)`},
+		{"user information in urls", head + `        base_url: https://bot:hunter2@api.example.com
+        tools:
+          - name: save
+            input_schema: {type: object}
+            request: {url: "https://tok123@api.example.com/x"}
+`, strings.Join([]string{
+			`mcpgate.yaml:10: agents[0].skills[0].base_url: must not hold a user name or password (user:pass@), which would be stored in plain text; send the secret as ${env:NAME} in a header, such as Authorization, or in a query template under the request's query:`,
+			`mcpgate.yaml:14: agents[0].skills[0].tools[0].request.url: must not hold a user name or password (user:pass@), which would be stored in plain text; send the secret as ${env:NAME} in a header, such as Authorization, or in a query template under the request's query:`,
+		}, "\n")},
+		{"secret query parameters in urls", head + `        base_url: https://api.example.com/v1?api_key=abc123&lang=en
+        tools:
+          - name: save
+            input_schema: {type: object, properties: {id: {type: string}}}
+            request: {url: "https://api.example.com/x/{id}?Token=abc&access_token=def&page=2"}
+`, strings.Join([]string{
+			`mcpgate.yaml:10: agents[0].skills[0].base_url: the query parameter "api_key" looks secret and would be stored in plain text; take it out of the URL and write it under the request's query: as ${env:NAME}`,
+			`mcpgate.yaml:14: agents[0].skills[0].tools[0].request.url: the query parameter "Token" looks secret and would be stored in plain text; take it out of the URL and write it under the request's query: as ${env:NAME}`,
+			`mcpgate.yaml:14: agents[0].skills[0].tools[0].request.url: the query parameter "access_token" looks secret and would be stored in plain text; take it out of the URL and write it under the request's query: as ${env:NAME}`,
+		}, "\n")},
+		{"alias inside its own value", "users: &u [*u]\n",
+			`mcpgate.yaml:1: the alias *u is inside the value it names; write the value out`},
 		{"loopback base url", head + `        base_url: http://127.0.0.1:9000
         tools:
           - name: save
@@ -263,6 +286,11 @@ func TestParseErrors(t *testing.T) {
 			`mcpgate.yaml:11: agents[0].skills[0].headers.Authorization: environment variable MISSING_TOKEN is not set`},
 		{"malformed secret reference", head + "        headers:\n          Cookie: ${env:bad-name}\n" + oneTool,
 			`mcpgate.yaml:11: agents[0].skills[0].headers.Cookie: malformed secret reference in "${env:bad-na…": write ${env:NAME}`},
+		{"header name", head + "        headers: {\"X Bad\": v, \"X:Bad\": v, X-Good: v}\n" + oneTool,
+			strings.Join([]string{
+				`mcpgate.yaml:10: agents[0].skills[0].headers.X Bad: is not a valid header name`,
+				`mcpgate.yaml:10: agents[0].skills[0].headers.X:Bad: is not a valid header name`,
+			}, "\n")},
 		{"header with a line break", head + "        headers:\n          X-Note: \"a\\nb\"\n" + oneTool,
 			`mcpgate.yaml:11: agents[0].skills[0].headers.X-Note: must be one line`},
 		{"prefix", head + "        prefix: \"a b\"\n" + oneTool,

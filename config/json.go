@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/mcpgate/mcpgate/rest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -107,7 +108,7 @@ func writeJSONObject(buf *bytes.Buffer, n *yaml.Node, p *jsonPath, depth int) *j
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		writeJSONString(buf, k.Value)
+		rest.WriteJSONString(buf, k.Value)
 		buf.WriteByte(':')
 		if err := writeJSONValue(buf, n.Content[i+1], sub, depth+1); err != nil {
 			return err
@@ -115,12 +116,6 @@ func writeJSONObject(buf *bytes.Buffer, n *yaml.Node, p *jsonPath, depth int) *j
 	}
 	buf.WriteByte('}')
 	return nil
-}
-
-// writeJSONString writes s as a JSON string.
-func writeJSONString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s) // a string always encodes
-	buf.Write(b)
 }
 
 // writeJSONScalar writes a scalar by its YAML type: null, boolean, number
@@ -133,7 +128,7 @@ func writeJSONScalar(buf *bytes.Buffer, n *yaml.Node, p *jsonPath) *jsonError {
 	case "!!bool", "!!int", "!!float":
 		return writeJSONNumberOrBool(buf, n, p)
 	case "!!str", "!!timestamp":
-		writeJSONString(buf, n.Value)
+		rest.WriteJSONString(buf, n.Value)
 		return nil
 	}
 	return newJSONError(n, p, "the YAML tag %s has no JSON form", n.Tag)

@@ -16,6 +16,8 @@ type decoder struct {
 	file   string
 	lookup mcpgate.LookupFunc
 	errs   Errors
+	// schemas holds the outcome of compiling each distinct schema text.
+	schemas map[string]error
 }
 
 // errorf records a problem of field at n's line.

@@ -66,7 +66,7 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 		Timeout:          d.duration(f, "timeout"),
 		AutoApprove:      d.boolean(f, "auto_approve", true),
 		ApprovalTimeout:  d.duration(f, "approval_timeout"),
-		MaxResponseBytes: d.positiveInt(f, "max_response_bytes"),
+		MaxResponseBytes: d.responseLimit(f),
 		Source:           mcpgate.SourceConfig,
 	}
 	if s.Name != "" {
@@ -96,6 +96,21 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 		}
 	}
 	return s, tools
+}
+
+// maxResponseBytes caps max_response_bytes: a response is held in memory
+// whole while it becomes a result.
+const maxResponseBytes = 64 << 20
+
+// responseLimit reads max_response_bytes, 0 when absent.
+func (d *decoder) responseLimit(f *fields) int64 {
+	v := d.positiveInt(f, "max_response_bytes")
+	if v > maxResponseBytes {
+		d.errorf(f.keys["max_response_bytes"], f.field("max_response_bytes"),
+			"%d is more than the limit of %d (64 MiB)", v, maxResponseBytes)
+		return 0
+	}
+	return v
 }
 
 // kind checks a skill's kind and reports whether it is rest, the only

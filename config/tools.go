@@ -71,7 +71,7 @@ func (d *decoder) schema(f *fields, key string, required bool) (json.RawMessage,
 		d.errorf(f.keys[key], field, "must have \"type\": \"object\"")
 		return nil, nil
 	}
-	if _, err := registry.CompileSchema(raw); err != nil {
+	if err := d.compile(raw); err != nil {
 		d.errorf(f.keys[key], field, "%s", mcpgate.ErrorMessage(err))
 		return nil, nil
 	}
@@ -81,6 +81,21 @@ func (d *decoder) schema(f *fields, key string, required bool) (json.RawMessage,
 	}
 	slices.Sort(props)
 	return raw, props
+}
+
+// compile compiles a JSON Schema, each distinct text once: shared schemas
+// and aliases repeat the same one, and compiling is the costly part of a
+// check.
+func (d *decoder) compile(raw json.RawMessage) error {
+	if err, done := d.schemas[string(raw)]; done {
+		return err
+	}
+	if d.schemas == nil {
+		d.schemas = map[string]error{}
+	}
+	_, err := registry.CompileSchema(raw)
+	d.schemas[string(raw)] = err
+	return err
 }
 
 // annotations reads a tool's MCP annotations.

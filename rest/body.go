@@ -53,7 +53,7 @@ func (e *expander) object(keep func(name string) bool) []byte {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		writeJSONString(&buf, name)
+		WriteJSONString(&buf, name)
 		buf.WriteByte(':')
 		json.Compact(&buf, e.args[name]) // valid: the arguments were parsed
 	}
@@ -77,7 +77,7 @@ func (e *expander) template(tpl json.RawMessage) ([]byte, error) {
 			return json.Compact(buf, v)
 		}
 		v, err := e.text(s, false)
-		writeJSONString(buf, v)
+		WriteJSONString(buf, v)
 		return err
 	})
 	if err != nil {

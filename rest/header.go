@@ -25,7 +25,7 @@ func (e *expander) headers(skill, tool map[string]string) (http.Header, error) {
 
 // header sets one header from its template.
 func (e *expander) header(h http.Header, name, tpl string) error {
-	if !validToken(name) {
+	if !ValidToken(name) {
 		return mcpgate.Errorf(mcpgate.EINVALID, "header name %q is not valid", name)
 	}
 	if arg, ok := wholePlaceholder(tpl); ok {
@@ -52,9 +52,9 @@ func (e *expander) header(h http.Header, name, tpl string) error {
 // isControl reports whether r may not appear in a header value.
 func isControl(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }
 
-// validToken reports whether name is an HTTP token, as header names and
-// methods must be.
-func validToken(name string) bool {
+// ValidToken reports whether name is an HTTP token (RFC 9110), as header
+// names and methods must be.
+func ValidToken(name string) bool {
 	if name == "" {
 		return false
 	}

@@ -120,7 +120,7 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 		return nil, err
 	}
 	method := requestMethod(tr)
-	if !validToken(method) {
+	if !ValidToken(method) {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "method %q is not valid", method)
 	}
 	e := &expander{args: a, lookup: b.lookup}
@@ -190,12 +190,17 @@ func callTimeout(ctx context.Context, skill *mcpgate.Skill, tr *mcpgate.Request)
 	return timeout
 }
 
+// maxPrealloc bounds the buffer readLimited sets aside from a response's
+// Content-Length, which the backend may state wrongly; a longer body grows
+// the buffer as it arrives.
+const maxPrealloc = 1 << 20
+
 // readLimited reads at most limit bytes of the response's body and reports
 // whether there was more.
 func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
 	var buf bytes.Buffer
-	if n := resp.ContentLength; n > 0 && n <= limit {
-		buf.Grow(int(n) + 1)
+	if n := resp.ContentLength; n > 0 {
+		buf.Grow(int(min(n, limit, maxPrealloc)) + 1)
 	}
 	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	if int64(buf.Len()) > limit {

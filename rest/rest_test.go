@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,5 +147,23 @@ func TestCallToolInvalidRequest(t *testing.T) {
 				t.Errorf("result = %+v, want an error containing %q and no secret", res, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadLimitedPreallocation checks that a response's Content-Length,
+// which the backend may state wrongly, does not decide how much memory is
+// set aside before the body arrives.
+func TestReadLimitedPreallocation(t *testing.T) {
+	const limit = 64 << 20
+	resp := &http.Response{ContentLength: limit, Body: io.NopCloser(strings.NewReader("short"))}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	body, truncated, err := readLimited(resp, limit)
+	runtime.ReadMemStats(&after)
+	if string(body) != "short" || truncated || err != nil {
+		t.Fatalf("readLimited = %q, %v, %v", body, truncated, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("reading a 5-byte body that claims %d bytes allocated %d bytes", limit, n)
 	}
 }

@@ -57,7 +57,7 @@ func walkComposite(dec *json.Decoder, buf *bytes.Buffer, delim json.Delim, str f
 			if err != nil {
 				return fmt.Errorf("body template: %w", err)
 			}
-			writeJSONString(buf, key.(string))
+			WriteJSONString(buf, key.(string))
 			buf.WriteByte(':')
 		}
 		if err := walkValue(dec, buf, str); err != nil {
@@ -72,8 +72,9 @@ func walkComposite(dec *json.Decoder, buf *bytes.Buffer, delim json.Delim, str f
 	return nil
 }
 
-// writeJSONString writes s as a JSON string.
-func writeJSONString(buf *bytes.Buffer, s string) {
+// WriteJSONString writes s to buf as a JSON string, escaped exactly as
+// encoding/json escapes it.
+func WriteJSONString(buf *bytes.Buffer, s string) {
 	if !strings.ContainsFunc(s, needsEscape) {
 		buf.WriteByte('"')
 		buf.WriteString(s)
