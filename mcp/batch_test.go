@@ -27,6 +27,9 @@ func TestBatch(t *testing.T) {
 			{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: initialize must not be part of a batch"}},
 			{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"Invalid Request: \"method\" is missing"}},
 			{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a batch element must be a JSON-RPC object"}}]`},
+		{"2025-03-26", `[{"jsonrpc":"2.0","id":5,"METHOD":"ping"},{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}]`, 200, `[
+			{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid Request: member names are case-sensitive: \"METHOD\" is not \"method\""}},
+			{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: duplicate member \"id\""}}]`},
 		{"2024-11-05", `[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"r","result":{}}]`, 202, ""},
 		{"2025-06-18", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,
 			"message":"Invalid Request: JSON-RPC batching was removed in protocol version 2025-06-18 and this session speaks 2025-06-18; send one message per POST"}}`},

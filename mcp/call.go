@@ -48,8 +48,8 @@ func parseCall(params json.RawMessage) (name string, args, token json.RawMessage
 
 // serveCall runs a tools/call and replies: JSON, or SSE if notifications
 // went out first (or the client accepts only SSE).
-func (s *Server) serveCall(w http.ResponseWriter, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, version string, acc accepts, m *message) {
-	reply := s.newCallReply(w, ls, version, acc)
+func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, version string, acc accepts, m *message) {
+	reply := s.newCallReply(r, w, ls, version, acc)
 	resp, cancelled := s.runCall(ls, agent, cred, m, reply)
 	if !reply.finish(resp, cancelled) {
 		writeJSON(w, http.StatusOK, resp)
@@ -92,17 +92,19 @@ func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Cr
 // callReply is the reply to one tools/call in flight. It is the call's
 // Notifier: the first notification that must reach the client turns the
 // HTTP response into an SSE stream (when the client accepts one), and the
-// result ends that stream. It is safe for concurrent use.
+// result ends that stream. It is safe for concurrent use, and never waits
+// for the client: events are queued for the stream's pump.
 type callReply struct {
 	s       *Server
 	ls      *liveSession
+	r       *http.Request
 	w       http.ResponseWriter // nil in a batch, which cannot stream
 	version string
 	acc     accepts
 	token   json.RawMessage // progress token of the request, if any
 
 	mu         sync.Mutex
-	st         *stream
+	st         *postStream
 	done       bool
 	progressed bool
 	progress   float64
@@ -110,8 +112,8 @@ type callReply struct {
 
 var _ mcpgate.Notifier = (*callReply)(nil)
 
-func (s *Server) newCallReply(w http.ResponseWriter, ls *liveSession, version string, acc accepts) *callReply {
-	return &callReply{s: s, ls: ls, w: w, version: version, acc: acc}
+func (s *Server) newCallReply(r *http.Request, w http.ResponseWriter, ls *liveSession, version string, acc accepts) *callReply {
+	return &callReply{s: s, ls: ls, r: r, w: w, version: version, acc: acc}
 }
 
 // canStream reports whether notifications can reach the client at all.
@@ -177,7 +179,7 @@ func (c *callReply) sendLocked(msg []byte) {
 		return
 	}
 	if c.st == nil {
-		c.st = c.s.openPostStream(c.w, c.ls, c.version)
+		c.st = c.s.openPostStream(c.w, c.r, c.ls, c.version)
 	}
 	c.st.emit(msg)
 }
@@ -188,19 +190,20 @@ func (c *callReply) sendLocked(msg []byte) {
 // the caller must still write resp as JSON.
 func (c *callReply) finish(resp []byte, cancelled bool) bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.done = true
-	if c.st != nil {
+	c.done = true // later notifications are dropped; earlier ones are queued
+	ps := c.st
+	c.mu.Unlock()
+	if ps != nil {
 		if !cancelled {
-			c.st.emit(resp)
+			ps.emit(resp)
 		}
-		c.st.close()
+		ps.end()
 		return true
 	}
 	if c.acc.json || c.w == nil {
 		return false
 	}
-	c.s.replySSE(c.w, c.ls, c.version, resp)
+	c.s.replySSE(c.w, c.r, c.ls, c.version, resp)
 	return true
 }
 

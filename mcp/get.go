@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -26,25 +25,25 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, agent *mcpgate
 		return
 	}
 	defer ls.release()
+	sk := newConnSink()
 	st, after := s.resumable(ls, r.Header.Get("Last-Event-ID"))
-	startSSE(w)
-	rc := http.NewResponseController(w)
 	if st == nil {
 		st = s.openGetStream(ls)
 		if primesStreams(version) {
-			w.Write(primingEvent(st.eventID(0))) //nolint:errcheck // a gone client ends the pump
+			sk.write(primingEvent(st.eventID(0)))
 		}
 	}
-	rc.Flush() //nolint:errcheck // as above
-	sk := newChanSink()
+	startSSE(w)
 	st.attach(sk, after)
 	defer st.detach(sk)
-	s.pump(r.Context(), w, rc, ls, sk.ch)
+	s.pump(r.Context(), w, sk, ls)
 }
 
 // resumable returns the session's stream named by a Last-Event-ID, if this
 // replica still keeps it, and the sequence number to replay after. A
-// resumed GET stream becomes the session's GET stream again.
+// resumed GET stream becomes the session's GET stream again, unless it was
+// closed because another GET stream replaced it: that one is not resumed,
+// so that a stale id does not end the live GET stream for a dead one.
 func (s *Server) resumable(ls *liveSession, lastEventID string) (*stream, uint64) {
 	id, seq, ok := parseEventID(lastEventID)
 	if !ok {
@@ -53,12 +52,13 @@ func (s *Server) resumable(ls *liveSession, lastEventID string) (*stream, uint64
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	st := ls.streams.find(id)
-	if st != nil && st.get && ls.streams.get != st {
-		if old := ls.streams.get; old != nil {
-			old.close()
-		}
-		ls.streams.get = st
+	if st == nil || !st.get || ls.streams.get == st {
+		return st, seq
 	}
+	if st.isClosed() {
+		return nil, 0
+	}
+	ls.streams.replaceGet(st)
 	return st, seq
 }
 
@@ -67,54 +67,14 @@ func (s *Server) resumable(ls *liveSession, lastEventID string) (*stream, uint64
 func (s *Server) openGetStream(ls *liveSession) *stream {
 	st := s.newStream(ls, true)
 	ls.mu.Lock()
-	old := ls.streams.get
-	ls.streams.get = st
-	ls.mu.Unlock()
-	if old != nil {
-		old.close()
-	}
+	defer ls.mu.Unlock()
+	ls.streams.replaceGet(st)
 	return st
-}
-
-// pump writes a stream's queued events to a GET response, with keep-alive
-// comments while quiet, until the stream ends or the client or the session
-// goes.
-func (s *Server) pump(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, ls *liveSession, events <-chan []byte) {
-	t := time.NewTicker(s.keepAlive)
-	defer t.Stop()
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok || !writeFlush(w, rc, ev) {
-				return
-			}
-			t.Reset(s.keepAlive)
-		case <-t.C:
-			if !writeFlush(w, rc, []byte(keepAliveEvent)) || s.ended(ctx, ls) {
-				return
-			}
-		case <-ctx.Done():
-			return
-		case <-ls.ctx.Done():
-			return
-		}
-	}
 }
 
 // ended revalidates a session when due and reports whether it ended.
 func (s *Server) ended(ctx context.Context, ls *liveSession) bool {
-	if !ls.due(s.now()) {
-		return false
-	}
-	_, err := s.revalidate(ctx, ls)
-	return err != nil
-}
-
-func writeFlush(w http.ResponseWriter, rc *http.ResponseController, p []byte) bool {
-	if _, err := w.Write(p); err != nil {
-		return false
-	}
-	return rc.Flush() == nil
+	return ls.due(s.now()) && s.revalidate(ctx, ls) != nil
 }
 
 // NotifyToolsChanged sends notifications/tools/list_changed to every session

@@ -57,8 +57,9 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, agent *mcpga
 		return
 	}
 	ls := s.cache(s.newLive(rec))
+	defer ls.release()
 	w.Header().Set("Mcp-Session-Id", rec.ID)
-	s.reply(w, ls, rec.ProtocolVersion, acc, appendResult(nil, m.ID, s.initializeResult(agent, rec.ProtocolVersion)))
+	s.reply(w, r, ls, rec.ProtocolVersion, acc, appendResult(nil, m.ID, s.initializeResult(agent, rec.ProtocolVersion)))
 }
 
 // initializeResult encodes the InitializeResult for agent.

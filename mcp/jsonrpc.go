@@ -17,18 +17,16 @@ const (
 )
 
 // message is one JSON-RPC 2.0 message as received. Only the envelope is
-// decoded; params, result and error stay raw until a method needs them.
+// decoded (see decodeEnvelope); params, result and error stay raw until a
+// method needs them. A member that is absent is nil; one that is null holds
+// "null".
 type message struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
 
-	kind    kind
-	method  string
-	problem string // why the message is invalid
+	kind      kind
+	method    string
+	problem   string // why the message is invalid
+	idUnclear bool   // the id member is duplicated or miscased: reply null
 }
 
 // decode parses a POST body: one message, or a batch (a JSON array). It
@@ -38,10 +36,11 @@ type message struct {
 func decode(body []byte) (msgs []*message, batch bool, rerr *rpcError) {
 	switch firstByte(body) {
 	case '{':
-		m := new(message)
-		if err := json.Unmarshal(body, m); err != nil {
+		if !json.Valid(body) {
 			return nil, false, parseError()
 		}
+		m := new(message)
+		m.decodeEnvelope(body)
 		m.classify()
 		return []*message{m}, false, nil
 	case '[':
@@ -66,10 +65,11 @@ func decodeBatch(body []byte) ([]*message, bool, *rpcError) {
 	for i, raw := range raws {
 		m := new(message)
 		msgs[i] = m
-		if firstByte(raw) != '{' || json.Unmarshal(raw, m) != nil {
+		if firstByte(raw) != '{' {
 			m.invalid("a batch element must be a JSON-RPC object")
 			continue
 		}
+		m.decodeEnvelope(raw) // valid: it is part of the array just decoded
 		m.classify()
 	}
 	return msgs, true, nil
@@ -81,6 +81,10 @@ func parseError() *rpcError {
 
 // classify sets the message's kind from its members.
 func (m *message) classify() {
+	if m.problem != "" { // set by decodeEnvelope
+		m.kind = kindInvalid
+		return
+	}
 	if string(m.JSONRPC) != `"2.0"` {
 		m.invalid(`"jsonrpc" must be "2.0"`)
 		return
@@ -123,7 +127,7 @@ func (m *message) invalid(problem string) {
 // replyID returns the id to answer the message with: its own when valid,
 // else null.
 func (m *message) replyID() json.RawMessage {
-	if m.ID != nil && validID(m.ID) {
+	if m.ID != nil && !m.idUnclear && validID(m.ID) {
 		return m.ID
 	}
 	return nil

@@ -30,7 +30,10 @@ const (
 	DefaultMaxBodyBytes = 4 << 20
 	DefaultPageSize     = 100
 	DefaultKeepAlive    = 25 * time.Second
+	DefaultWriteTimeout = 10 * time.Second
 	DefaultServerName   = "mcpgate"
+
+	DefaultMaxSessionsPerIdentity = 256
 )
 
 // Options configures a Server. Sessions and Gateway are required.
@@ -49,6 +52,15 @@ type Options struct {
 	// KeepAlive is the interval of SSE comment pings on quiet streams
 	// (default 25s).
 	KeepAlive time.Duration
+	// WriteTimeout bounds each write of an SSE event or comment; a client
+	// that reads slower than that loses the connection and may resume the
+	// stream (default 10s).
+	WriteTimeout time.Duration
+	// MaxSessionsPerIdentity is the number of sessions of one identity
+	// this replica keeps in memory (default 256). Beyond it, the identity's
+	// least recently used idle session leaves the cache; it stays stored
+	// and is loaded again when used.
+	MaxSessionsPerIdentity int
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
 	// Now returns the current time (default time.Now); tests set it.
@@ -79,15 +91,17 @@ type ListedTool struct {
 // Server serves the MCP endpoints of all agents. It is safe for concurrent
 // use; Close cancels every call and stream it runs.
 type Server struct {
-	store     mcpgate.SessionStore
-	gateway   Gateway
-	name      string
-	version   string
-	maxBody   int64
-	pageSize  int
-	keepAlive time.Duration
-	log       *slog.Logger
-	now       func() time.Time
+	store          mcpgate.SessionStore
+	gateway        Gateway
+	name           string
+	version        string
+	maxBody        int64
+	pageSize       int
+	keepAlive      time.Duration
+	writeTimeout   time.Duration
+	maxPerIdentity int
+	log            *slog.Logger
+	now            func() time.Time
 
 	// instance prefixes stream ids so they are unique across replicas.
 	instance  string
@@ -95,9 +109,10 @@ type Server struct {
 	base      context.Context
 	stop      context.CancelFunc
 
-	mu      sync.RWMutex
-	live    map[string]*liveSession
-	sweptAt time.Time
+	mu         sync.RWMutex
+	live       map[string]*liveSession            // by session id
+	byIdentity map[string]map[string]*liveSession // the same, by identity and id
+	sweptAt    time.Time
 }
 
 // New returns a Server. It panics if opts lacks Sessions or Gateway, which
@@ -111,9 +126,10 @@ func New(opts *Options) *Server {
 		store: opts.Sessions, gateway: opts.Gateway,
 		name: opts.ServerName, version: opts.ServerVersion,
 		maxBody: opts.MaxBodyBytes, pageSize: opts.PageSize, keepAlive: opts.KeepAlive,
+		writeTimeout: opts.WriteTimeout, maxPerIdentity: opts.MaxSessionsPerIdentity,
 		log: opts.Logger, now: opts.Now,
 		instance: randomHex(6), base: base, stop: stop,
-		live: make(map[string]*liveSession),
+		live: make(map[string]*liveSession), byIdentity: make(map[string]map[string]*liveSession),
 	}
 	s.setDefaults()
 	return s
@@ -135,6 +151,12 @@ func (s *Server) setDefaults() {
 	if s.keepAlive <= 0 {
 		s.keepAlive = DefaultKeepAlive
 	}
+	if s.writeTimeout <= 0 {
+		s.writeTimeout = DefaultWriteTimeout
+	}
+	if s.maxPerIdentity <= 0 {
+		s.maxPerIdentity = DefaultMaxSessionsPerIdentity
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -150,6 +172,7 @@ func (s *Server) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.live)
+	clear(s.byIdentity)
 }
 
 // ServeAgent serves POST, GET and DELETE on an agent's MCP endpoint for a

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -98,10 +97,10 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcp
 	switch m.kind {
 	case kindRequest:
 		if m.method == "tools/call" {
-			s.serveCall(w, ls, agent, cred, version, acc, m)
+			s.serveCall(w, r, ls, agent, cred, version, acc, m)
 			return
 		}
-		s.reply(w, ls, version, acc, s.answer(r, ls, agent, m))
+		s.reply(w, r, ls, version, acc, s.answer(r, ls, agent, m))
 	case kindNotification:
 		s.notification(ls, m)
 		w.WriteHeader(http.StatusAccepted)
@@ -136,7 +135,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, agent *mcpga
 			out = append(out, resp)
 		}
 	}
-	s.replyBatch(w, ls, version, acc, out)
+	s.replyBatch(w, r, ls, version, acc, out)
 }
 
 // batchEntry handles one message of a batch and returns its response, or
@@ -151,7 +150,7 @@ func (s *Server) batchEntry(r *http.Request, ls *liveSession, agent *mcpgate.Age
 	case m.method == "initialize":
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: initialize must not be part of a batch"})
 	case m.method == "tools/call":
-		resp, _ := s.runCall(ls, agent, cred, m, s.newCallReply(nil, ls, "", accepts{json: true}))
+		resp, _ := s.runCall(ls, agent, cred, m, s.newCallReply(r, nil, ls, "", accepts{json: true}))
 		return resp
 	default:
 		return s.answer(r, ls, agent, m)
@@ -161,23 +160,23 @@ func (s *Server) batchEntry(r *http.Request, ls *liveSession, agent *mcpgate.Age
 
 // reply sends one response: JSON, or a one-event SSE stream to a client
 // that accepts only SSE.
-func (s *Server) reply(w http.ResponseWriter, ls *liveSession, version string, acc accepts, resp []byte) {
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, acc accepts, resp []byte) {
 	if acc.json || ls == nil {
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
-	s.replySSE(w, ls, version, resp)
+	s.replySSE(w, r, ls, version, resp)
 }
 
 // replyBatch sends a batch's responses: a JSON array, or one SSE event each
 // to a client that accepts only SSE; 202 when there are none.
-func (s *Server) replyBatch(w http.ResponseWriter, ls *liveSession, version string, acc accepts, resps [][]byte) {
+func (s *Server) replyBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, acc accepts, resps [][]byte) {
 	if len(resps) == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	if !acc.json {
-		s.replySSE(w, ls, version, resps...)
+		s.replySSE(w, r, ls, version, resps...)
 		return
 	}
 	b := []byte{'['}
@@ -191,26 +190,44 @@ func (s *Server) replyBatch(w http.ResponseWriter, ls *liveSession, version stri
 }
 
 // replySSE sends messages as a complete SSE stream.
-func (s *Server) replySSE(w http.ResponseWriter, ls *liveSession, version string, msgs ...[]byte) {
-	st := s.openPostStream(w, ls, version)
+func (s *Server) replySSE(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, msgs ...[]byte) {
+	ps := s.openPostStream(w, r, ls, version)
 	for _, msg := range msgs {
-		st.emit(msg)
+		ps.emit(msg)
 	}
-	st.close()
+	ps.end()
+}
+
+// postStream is a POST's response turned into an SSE stream of the
+// session, written by its own pump goroutine so that whoever emits events
+// (a tool's Notifier) never waits for the client.
+type postStream struct {
+	*stream
+	pumped chan struct{} // closed when the pump is done with the response
 }
 
 // openPostStream turns a POST's response into an SSE stream of ls, opened
 // with a priming event on versions that have it and kept alive while quiet.
-func (s *Server) openPostStream(w http.ResponseWriter, ls *liveSession, version string) *stream {
-	st := s.newStream(ls, false)
-	startSSE(w)
-	sk := &directSink{w: w, rc: http.NewResponseController(w)}
+// The handler must call end before it returns.
+func (s *Server) openPostStream(w http.ResponseWriter, r *http.Request, ls *liveSession, version string) *postStream {
+	ps := &postStream{stream: s.newStream(ls, false), pumped: make(chan struct{})}
+	sk := newConnSink()
 	if primesStreams(version) {
-		sk.write(primingEvent(st.eventID(0)))
+		sk.write(primingEvent(ps.eventID(0)))
 	}
-	st.attach(sk, 0)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.timer = time.AfterFunc(st.every, st.keepAlive)
-	return st
+	ps.attach(sk, 0)
+	startSSE(w)
+	go func() {
+		defer close(ps.pumped)
+		s.pump(r.Context(), w, sk, nil)
+	}()
+	return ps
+}
+
+// end closes the stream and waits until the pump has written what was
+// queued, or given up on a client that is gone or too slow (at most the
+// write timeout per write): after that, the response is the handler's.
+func (ps *postStream) end() {
+	ps.close()
+	<-ps.pumped
 }

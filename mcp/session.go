@@ -41,6 +41,8 @@ type liveSession struct {
 	usedAt    time.Time
 	calls     map[string]context.CancelCauseFunc
 	streams   streamSet
+
+	replay replay // the latest events of its streams
 }
 
 // newLive caches a stored session.
@@ -78,19 +80,20 @@ func (s *Server) openSession(r *http.Request, agent *mcpgate.Agent, cred *mcpgat
 }
 
 // session returns the live session id, checking that it belongs to agent
-// and was opened by cred's identity.
+// and was opened by cred's identity. The caller must call release on it.
 func (s *Server) session(ctx context.Context, id string, agent *mcpgate.Agent, cred *mcpgate.Credential) (*liveSession, error) {
 	ls, err := s.lookup(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if ls.agentID != agent.ID {
+		ls.release()
 		return nil, sessionNotFound(id)
 	}
 	if ls.identity != cred.Identity() {
+		ls.release()
 		return nil, mcpgate.Errorf(mcpgate.EFORBIDDEN, "session %q was opened by another identity; refused: initialize a session of your own", id)
 	}
-	ls.active.Add(1)
 	s.touch(ctx, ls)
 	return ls, nil
 }
@@ -99,19 +102,27 @@ func (s *Server) session(ctx context.Context, id string, agent *mcpgate.Agent, c
 func (ls *liveSession) release() { ls.active.Add(-1) }
 
 // lookup finds a session in the cache, revalidated every few seconds, or
-// in the store.
+// in the store. The session it returns counts the request as active,
+// marked while the cache's lock is held so that it is never evicted as
+// idle meanwhile; the caller must call release on it.
 func (s *Server) lookup(ctx context.Context, id string) (*liveSession, error) {
 	if !isSessionID(id) {
 		return nil, sessionNotFound(id)
 	}
 	s.mu.RLock()
 	ls := s.live[id]
+	if ls != nil {
+		ls.active.Add(1)
+	}
 	s.mu.RUnlock()
 	if ls == nil {
 		return s.load(ctx, id)
 	}
 	if ls.due(s.now()) {
-		return s.revalidate(ctx, ls)
+		if err := s.revalidate(ctx, ls); err != nil {
+			ls.release()
+			return nil, err
+		}
 	}
 	return ls, nil
 }
@@ -143,35 +154,96 @@ func (s *Server) load(ctx context.Context, id string) (*liveSession, error) {
 }
 
 // cache adds ls to the cache unless a concurrent request did first, and
-// returns the cached one.
+// returns the cached one, counting the caller's request as active (the
+// caller must call release on it). It keeps the identity within its cap.
 func (s *Server) cache(ls *liveSession) *liveSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old := s.live[ls.id]; old != nil {
 		ls.cancel(nil)
+		old.active.Add(1)
 		return old
 	}
+	ls.active.Add(1)
 	s.live[ls.id] = ls
+	byID := s.byIdentity[ls.identity]
+	if byID == nil {
+		byID = make(map[string]*liveSession)
+		s.byIdentity[ls.identity] = byID
+	}
+	byID[ls.id] = ls
+	s.capLocked(byID)
 	s.sweepLocked()
 	return ls
 }
 
-// revalidate checks a cached session against the store. A store failure
-// keeps the session serving from the cache.
-func (s *Server) revalidate(ctx context.Context, ls *liveSession) (*liveSession, error) {
+// capLocked evicts the least recently used idle sessions of one identity
+// (byID) while it has more than maxPerIdentity cached. A session serving a
+// request is never evicted, so the cap is exceeded only while all of the
+// identity's sessions are busy. s.mu must be held.
+func (s *Server) capLocked(byID map[string]*liveSession) {
+	for len(byID) > s.maxPerIdentity {
+		lru := leastRecentlyUsedIdle(byID)
+		if lru == nil {
+			return
+		}
+		s.evictLocked(lru)
+	}
+}
+
+// leastRecentlyUsedIdle returns the session serving no request that was
+// used longest ago, or nil if all are busy.
+func leastRecentlyUsedIdle(sessions map[string]*liveSession) *liveSession {
+	var lru *liveSession
+	var lruAt time.Time
+	for _, ls := range sessions {
+		ls.mu.Lock()
+		usedAt := ls.usedAt
+		ls.mu.Unlock()
+		if ls.active.Load() == 0 && (lru == nil || usedAt.Before(lruAt)) {
+			lru, lruAt = ls, usedAt
+		}
+	}
+	return lru
+}
+
+// evictLocked removes ls from the cache and cancels its context. It stays
+// stored. s.mu must be held.
+func (s *Server) evictLocked(ls *liveSession) {
+	s.forgetLocked(ls)
+	ls.cancel(nil)
+}
+
+// forgetLocked removes ls from the cache, if it is there. s.mu must be
+// held.
+func (s *Server) forgetLocked(ls *liveSession) {
+	if s.live[ls.id] != ls {
+		return
+	}
+	delete(s.live, ls.id)
+	byID := s.byIdentity[ls.identity]
+	delete(byID, ls.id)
+	if len(byID) == 0 {
+		delete(s.byIdentity, ls.identity)
+	}
+}
+
+// revalidate checks a cached session against the store, and drops it if it
+// ended. A store failure keeps the session serving from the cache.
+func (s *Server) revalidate(ctx context.Context, ls *liveSession) error {
 	rec, err := s.store.FindSession(ctx, ls.id)
 	if code := mcpgate.ErrorCode(err); code == mcpgate.ENOTFOUND || (err == nil && rec.EndedAt != nil) {
 		s.drop(ls, mcpgate.Errorf(mcpgate.ECANCELED, "the session ended"))
-		return nil, sessionNotFound(ls.id)
+		return sessionNotFound(ls.id)
 	} else if err != nil {
 		s.log.Warn("mcp: revalidate session", "session", ls.id, "err", err)
-		return ls, nil
+		return nil
 	}
 	ls.mu.Lock()
 	ls.record.LogLevel = rec.LogLevel
 	ls.mu.Unlock()
 	ls.level.Store(int32(levelOrDefault(rec.LogLevel)))
-	return ls, nil
+	return nil
 }
 
 // touch records that the session was used, writing LastSeenAt to the store
@@ -195,16 +267,13 @@ func (s *Server) touch(ctx context.Context, ls *liveSession) {
 // calls are canceled with cause and its streams close.
 func (s *Server) drop(ls *liveSession, cause error) {
 	s.mu.Lock()
-	if s.live[ls.id] == ls {
-		delete(s.live, ls.id)
-	}
+	s.forgetLocked(ls)
 	s.mu.Unlock()
 	ls.cancel(cause)
 	ls.mu.Lock()
-	streams := ls.streams.take()
-	ls.mu.Unlock()
-	for _, st := range streams {
-		st.close() // outside ls.mu: a stream may be busy writing to a slow client
+	defer ls.mu.Unlock()
+	for _, st := range ls.streams.take() {
+		st.close()
 	}
 }
 
@@ -216,13 +285,12 @@ func (s *Server) sweepLocked() {
 		return
 	}
 	s.sweptAt = now
-	for id, ls := range s.live {
+	for _, ls := range s.live {
 		ls.mu.Lock()
 		idle := now.Sub(ls.usedAt) > idleEvict && ls.active.Load() == 0
 		ls.mu.Unlock()
 		if idle {
-			delete(s.live, id)
-			ls.cancel(nil)
+			s.evictLocked(ls)
 		}
 	}
 }

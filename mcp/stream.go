@@ -6,56 +6,34 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
-// What a session keeps for resuming streams (GET with Last-Event-ID).
+// Limits of a session's streams.
 const (
-	replayEvents   = 64      // events kept per stream
-	replayBytes    = 1 << 20 // bytes kept per stream, beyond the last event
-	streamsKept    = 8       // streams kept per session
-	sinkQueue      = 128     // events queued for a GET connection
+	streamsKept    = 8 // streams kept per session for resumption
 	keepAliveEvent = ": keep-alive\n\n"
 )
 
 // A stream is one SSE stream of a session: a tools/call reply or a GET
 // stream. Its events have ids "<stream>_<seq>", unique across the session's
-// streams (and across replicas, through the server's instance prefix). It
-// keeps its latest events so that a client that lost the connection can
-// resume with Last-Event-ID; they are delivered to whichever connection is
-// attached (its sink).
+// streams (and across replicas, through the server's instance prefix). The
+// session's replay keeps its latest events so that a client that lost the
+// connection can resume with Last-Event-ID; they are delivered to whichever
+// connection is attached (its sink). No method blocks on a connection.
 type stream struct {
-	id  string
-	get bool // the session's GET stream, not a call's reply
+	id     string
+	get    bool    // the session's GET stream, not a call's reply
+	replay *replay // the session's
 
-	mu       sync.Mutex
-	seq      uint64
-	buf      []event
-	bufBytes int
-	sink     sink
-	closed   bool
-	timer    *time.Timer // keep-alive pings for a direct sink
-	every    time.Duration
-}
-
-// event is one SSE event, ready for the wire.
-type event struct {
-	seq  uint64
-	wire []byte
-}
-
-// A sink is the connection a stream's events currently go to.
-type sink interface {
-	// write sends one event or comment; false means the connection is gone
-	// (or too slow) and the sink must be dropped.
-	write(p []byte) bool
-	// close tells the connection that the stream will send nothing more.
-	close()
+	mu     sync.Mutex
+	seq    uint64
+	sink   *connSink
+	closed bool
 }
 
 // newStream creates a stream of ls and registers it for resumption.
 func (s *Server) newStream(ls *liveSession, get bool) *stream {
-	st := &stream{id: s.instance + strconv.FormatUint(s.streamSeq.Add(1), 36), get: get, every: s.keepAlive}
+	st := &stream{id: s.instance + strconv.FormatUint(s.streamSeq.Add(1), 36), get: get, replay: &ls.replay}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.streams.add(st)
@@ -70,47 +48,21 @@ func (st *stream) emit(msg []byte) {
 		return
 	}
 	st.seq++
-	ev := event{seq: st.seq, wire: appendEvent(nil, st.eventID(st.seq), msg)}
-	st.remember(ev)
-	st.send(ev.wire)
-}
-
-// send writes p to the sink, dropping a sink that fails. st.mu must be held.
-func (st *stream) send(p []byte) {
-	if st.sink != nil && !st.sink.write(p) {
+	wire := appendEvent(nil, st.eventID(st.seq), msg)
+	st.replay.remember(st, st.seq, wire)
+	if st.sink != nil && !st.sink.write(wire) {
 		st.sink.close()
 		st.sink = nil
 	}
-	if st.timer != nil {
-		st.timer.Reset(st.every)
-	}
 }
 
-// remember keeps ev for replay, forgetting the oldest events beyond the
-// limits but always keeping the latest. st.mu must be held.
-func (st *stream) remember(ev event) {
-	st.buf = append(st.buf, ev)
-	st.bufBytes += len(ev.wire)
-	for len(st.buf) > 1 && (len(st.buf) > replayEvents || st.bufBytes > replayBytes) {
-		st.bufBytes -= len(st.buf[0].wire)
-		st.buf[0] = event{}
-		st.buf = st.buf[1:]
-	}
-}
-
-// attach makes sk the stream's connection, after replaying the events that
+// attach makes sk the stream's connection, after queueing the events that
 // follow seq after. A previous connection is told the stream moved on. On a
 // closed stream sk is closed after the replay.
-func (st *stream) attach(sk sink, after uint64) {
+func (st *stream) attach(sk *connSink, after uint64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, ev := range st.buf {
-		if ev.seq > after && !sk.write(ev.wire) {
-			sk.close()
-			return
-		}
-	}
-	if st.closed {
+	if !st.replay.replayTo(sk, st, after) || st.closed {
 		sk.close()
 		return
 	}
@@ -121,7 +73,7 @@ func (st *stream) attach(sk sink, after uint64) {
 }
 
 // detach forgets sk if it is still the stream's connection.
-func (st *stream) detach(sk sink) {
+func (st *stream) detach(sk *connSink) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.sink == sk {
@@ -137,22 +89,17 @@ func (st *stream) close() {
 		return
 	}
 	st.closed = true
-	if st.timer != nil {
-		st.timer.Stop()
-	}
 	if st.sink != nil {
 		st.sink.close()
 		st.sink = nil
 	}
 }
 
-// keepAlive pings a quiet direct connection; it runs from st.timer.
-func (st *stream) keepAlive() {
+// isClosed reports whether the stream was closed.
+func (st *stream) isClosed() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.closed {
-		st.send([]byte(keepAliveEvent))
-	}
+	return st.closed
 }
 
 func (st *stream) eventID(seq uint64) string {
@@ -206,42 +153,6 @@ func startSSE(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// directSink writes events straight to the HTTP response of the request
-// that opened the stream.
-type directSink struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
-}
-
-func (d *directSink) write(p []byte) bool {
-	if _, err := d.w.Write(p); err != nil {
-		return false
-	}
-	return d.rc.Flush() == nil
-}
-
-// close does nothing: the request's handler ends the response itself.
-func (d *directSink) close() {}
-
-// chanSink queues events for a GET connection, whose handler writes them.
-type chanSink struct {
-	ch chan []byte
-}
-
-func newChanSink() *chanSink { return &chanSink{ch: make(chan []byte, sinkQueue)} }
-
-// write queues p without blocking; a full queue means a stalled client.
-func (c *chanSink) write(p []byte) bool {
-	select {
-	case c.ch <- p:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *chanSink) close() { close(c.ch) }
-
 // streamSet is a session's streams kept for resumption, oldest first, and
 // its current GET stream.
 type streamSet struct {
@@ -256,6 +167,16 @@ func (ss *streamSet) add(st *stream) {
 		ss.list[0] = nil
 		ss.list = ss.list[1:]
 	}
+}
+
+// replaceGet makes st the current GET stream and closes the previous one.
+// Closing a stream never blocks, so the session's lock may be held: a GET
+// stream is then closed exactly when it stops being the current one.
+func (ss *streamSet) replaceGet(st *stream) {
+	if ss.get != nil && ss.get != st {
+		ss.get.close()
+	}
+	ss.get = st
 }
 
 // find returns the kept stream with the given id, or nil.

@@ -265,3 +265,37 @@ func TestSecondGetReplacesFirst(t *testing.T) {
 		t.Errorf("second stream got %+v", ev)
 	}
 }
+
+// TestStaleLastEventID resumes a GET stream that a newer GET stream
+// replaced: it gets a fresh stream, which becomes the session's GET stream.
+func TestStaleLastEventID(t *testing.T) {
+	h := mustHarness(t, nil)
+	sid := h.mustInit(t, "2025-11-25", nil)
+	get := func(lastEventID string) *sseReader {
+		hdr := map[string]string{"Accept": "text/event-stream"}
+		if lastEventID != "" {
+			hdr["Last-Event-ID"] = lastEventID
+		}
+		return newSSEReader(h.do(t, req{method: http.MethodGet, session: sid, header: hdr}))
+	}
+	a := get("")
+	stale := a.mustEvent(t)
+	b := get("")
+	b.mustEvent(t)
+	if rest := a.mustEvents(t); len(rest) != 0 {
+		t.Errorf("replaced stream got %v", rest)
+	}
+	resumed := get(stale.ID)
+	priming := resumed.mustEvent(t)
+	staleStream, _, _ := parseEventID(stale.ID)
+	if priming.Data != "" || priming.ID == "" || strings.HasPrefix(priming.ID, staleStream+"_") {
+		t.Fatalf("want a fresh stream, got %+v", priming)
+	}
+	if rest := b.mustEvents(t); len(rest) != 0 {
+		t.Errorf("replaced stream got %v", rest)
+	}
+	h.srv.NotifyToolsChanged("a1")
+	if ev := resumed.mustEvent(t); ev.Data != toolsChanged {
+		t.Errorf("session's GET stream got %+v", ev)
+	}
+}

@@ -94,6 +94,9 @@ func TestHTTPErrors(t *testing.T) {
 		{"float id", req{session: sid, body: `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`}, 400, -32600, ""},
 		{"no method", req{session: sid, body: `{"jsonrpc":"2.0","id":1}`}, 400, -32600, ""},
 		{"number method", req{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":7}`}, 400, -32600, ""},
+		{"miscased members", req{session: sid, body: `{"JSONRPC":"2.0","ID":6,"METHOD":"ping"}`}, 400, -32600, ""},
+		{"miscased method", req{session: sid, body: `{"jsonrpc":"2.0","id":6,"method":"tools/list","Method":"ping"}`}, 400, -32600, ""},
+		{"duplicate method", req{session: sid, body: `{"jsonrpc":"2.0","id":6,"method":"tools/list","method":"ping"}`}, 400, -32600, ""},
 		{"string params", req{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`}, 400, -32600, ""},
 		{"empty batch", req{session: sid, body: `[]`}, 400, -32600, ""},
 	}

@@ -9,6 +9,15 @@ const latestVersion = "2025-11-25"
 const supportedVersions = "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"
 
 // supported reports whether the server speaks protocol version v.
+//
+// 2024-11-05 stays on the list on purpose although it predates Streamable
+// HTTP: old clients still send it in initialize (gateway guides copy it into
+// their examples, as the BeeOS one does), and every method served here
+// (initialize, ping, tools/list, tools/call, logging/setLevel, cancellation
+// and progress) has the same shape in it. Answering such a client with
+// latestVersion instead would make it disconnect, over no difference in
+// what it can do here; the one difference that matters, batches, is
+// handled by allowsBatch.
 func supported(v string) bool {
 	switch v {
 	case "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05":
