@@ -13,6 +13,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/sqlite"
+	"github.com/mcpgate/mcpgate/sqlstore/storetest"
 )
 
 // mustOpen opens a fresh SQLite store under t.TempDir().
@@ -24,35 +25,6 @@ func mustOpen(tb testing.TB) mcpgate.Store {
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
-}
-
-// snapshot is everything Apply may touch.
-type snapshot struct {
-	Generation int64
-	Users      []*mcpgate.User
-	Agents     []*mcpgate.Agent
-	Skills     []*mcpgate.Skill
-}
-
-// mustSnapshot reads the store's contents.
-func mustSnapshot(tb testing.TB, s mcpgate.Store) *snapshot {
-	tb.Helper()
-	ctx := context.Background()
-	var snap snapshot
-	var err error
-	if snap.Generation, err = s.Generation(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	if snap.Users, err = s.ListUsers(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	if snap.Agents, err = s.ListAgents(ctx, mcpgate.AgentFilter{}); err != nil {
-		tb.Fatal(err)
-	}
-	if snap.Skills, err = s.ListSkills(ctx, ""); err != nil {
-		tb.Fatal(err)
-	}
-	return &snap
 }
 
 // mustApply parses and applies a config that must apply.
@@ -120,11 +92,11 @@ func TestApplyExampleTwice(t *testing.T) {
 		t.Errorf("stored skill (-parsed +stored):\n%s", diff)
 	}
 
-	before := mustSnapshot(t, store)
+	before := storetest.MustSnapshot(t, store)
 	if ch := mustApply(t, store, example, exampleEnv); !ch.Empty() || ch.String() != "no changes" {
 		t.Errorf("second apply changed %s", ch)
 	}
-	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+	if diff := cmp.Diff(before, storetest.MustSnapshot(t, store)); diff != "" {
 		t.Errorf("second apply changed the store (-before +after):\n%s", diff)
 	}
 }
@@ -133,7 +105,7 @@ func TestApplyStoresSecretReferencesOnly(t *testing.T) {
 	t.Parallel()
 	store := mustOpen(t)
 	mustApply(t, store, mustRead(t, "example.yaml"), exampleEnv)
-	snap := mustSnapshot(t, store)
+	snap := storetest.MustSnapshot(t, store)
 	b, err := json.Marshal(snap)
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +371,7 @@ agents:
 	store := mustOpen(t)
 	mustApply(t, store, "users: [{name: zed}]\n", nil)
 	mustCreateUser(t, store, "carol", mcpgate.SourceCLI, "")
-	before := mustSnapshot(t, store)
+	before := storetest.MustSnapshot(t, store)
 
 	_, err := mustParse(t, file, nil).Apply(ctx, store)
 	want := `mcpgate.yaml:7: agents[1].owner: user "dave" is neither declared under users nor in the gateway; declare it or create it with: mcpgate user create dave`
@@ -407,7 +379,7 @@ agents:
 	if !errors.As(err, &ce) || err.Error() != want {
 		t.Fatalf("error %v\nwant %s", err, want)
 	}
-	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+	if diff := cmp.Diff(before, storetest.MustSnapshot(t, store)); diff != "" {
 		t.Errorf("a failed apply changed the store (-before +after):\n%s", diff)
 	}
 
@@ -425,14 +397,14 @@ func TestApplyUserStillOwnsAgents(t *testing.T) {
 	mustApply(t, store, "users: [{name: bob}, {name: alice}]\n", nil)
 	bob, _ := store.FindUserByName(ctx, "bob")
 	mustCreateAgent(t, store, "manual", bob.ID, mcpgate.SourceCLI)
-	before := mustSnapshot(t, store)
+	before := storetest.MustSnapshot(t, store)
 
 	_, err := mustParse(t, "users: []\n", nil).Apply(ctx, store)
 	want := `mcpgate.yaml: users: user "bob" is no longer in the file but still owns agent manual (source cli); keep the user in the file, or delete or move those agents first`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v\nwant %s", err, want)
 	}
-	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+	if diff := cmp.Diff(before, storetest.MustSnapshot(t, store)); diff != "" {
 		t.Errorf("a failed apply changed the store (-before +after):\n%s", diff)
 	}
 }
@@ -442,7 +414,7 @@ func TestBadFileLeavesStore(t *testing.T) {
 	store := mustOpen(t)
 	example := mustRead(t, "example.yaml")
 	mustApply(t, store, example, exampleEnv)
-	before := mustSnapshot(t, store)
+	before := storetest.MustSnapshot(t, store)
 	bad := strings.Replace(example, "timeout: 30s", "timeout: soon", 1)
 	if _, err := Parse("mcpgate.yaml", []byte(bad), exampleEnv); err == nil {
 		t.Fatal("a bad file parsed")
@@ -453,7 +425,7 @@ func TestBadFileLeavesStore(t *testing.T) {
 		!strings.Contains(err.Error(), "environment variable BILLING_TOKEN is not set") {
 		t.Fatalf("unset variables: %v", err)
 	}
-	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+	if diff := cmp.Diff(before, storetest.MustSnapshot(t, store)); diff != "" {
 		t.Errorf("the store changed (-before +after):\n%s", diff)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/sqlite"
+	"github.com/mcpgate/mcpgate/sqlstore/storetest"
 )
 
 // mustOpen opens a fresh SQLite store under t.TempDir().
@@ -22,39 +23,6 @@ func mustOpen(tb testing.TB) mcpgate.Store {
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
-}
-
-// snapshot is everything Setup may touch.
-type snapshot struct {
-	Generation int64
-	Users      []*mcpgate.User
-	Agents     []*mcpgate.Agent
-	Skills     []*mcpgate.Skill
-	Keys       []*mcpgate.APIKey
-}
-
-// mustSnapshot reads the store's contents.
-func mustSnapshot(tb testing.TB, s mcpgate.Store) *snapshot {
-	tb.Helper()
-	ctx := context.Background()
-	var snap snapshot
-	var err error
-	if snap.Generation, err = s.Generation(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	if snap.Users, err = s.ListUsers(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	if snap.Agents, err = s.ListAgents(ctx, mcpgate.AgentFilter{}); err != nil {
-		tb.Fatal(err)
-	}
-	if snap.Skills, err = s.ListSkills(ctx, ""); err != nil {
-		tb.Fatal(err)
-	}
-	if snap.Keys, err = s.ListKeys(ctx, mcpgate.KeyFilter{}); err != nil {
-		tb.Fatal(err)
-	}
-	return &snap
 }
 
 func TestSetupTwice(t *testing.T) {
@@ -76,7 +44,7 @@ func TestSetupTwice(t *testing.T) {
 	if err != nil || !a.MCPEnabled || a.OwnerID != first.UserID || a.Source != mcpgate.SourceDemo || a.Name != "mcpgate demo" {
 		t.Fatalf("agent %+v, %v", a, err)
 	}
-	before := mustSnapshot(t, store)
+	before := storetest.MustSnapshot(t, store)
 
 	second, err := Setup(ctx, store, "http://127.0.0.1:8094/_demo/api")
 	if err != nil {
@@ -87,7 +55,7 @@ func TestSetupTwice(t *testing.T) {
 	if diff := cmp.Diff(&want, second); diff != "" {
 		t.Errorf("second run (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(before, mustSnapshot(t, store)); diff != "" {
+	if diff := cmp.Diff(before, storetest.MustSnapshot(t, store)); diff != "" {
 		t.Errorf("second run changed the store (-before +after):\n%s", diff)
 	}
 }
@@ -99,7 +67,7 @@ func TestSetupNewAddress(t *testing.T) {
 	if _, err := Setup(ctx, store, "http://127.0.0.1:8094/_demo/api"); err != nil {
 		t.Fatal(err)
 	}
-	gen := mustSnapshot(t, store).Generation
+	gen := storetest.MustSnapshot(t, store).Generation
 	d, err := Setup(ctx, store, "http://127.0.0.1:9000/_demo/api")
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +79,7 @@ func TestSetupNewAddress(t *testing.T) {
 	if d.Key != "" {
 		t.Error("a new address made a new key")
 	}
-	if after := mustSnapshot(t, store).Generation; after == gen {
+	if after := storetest.MustSnapshot(t, store).Generation; after == gen {
 		t.Error("generation unchanged after the skill changed")
 	}
 }
