@@ -33,11 +33,6 @@ type Tables interface {
 	Table(agentID string) (*registry.Table, bool)
 }
 
-// Pinger checks the database.
-type Pinger interface {
-	Ping(ctx context.Context) error
-}
-
 // Metrics records requests and serves the metrics page.
 type Metrics interface {
 	ObserveRequest(route string, code int, d time.Duration)
@@ -47,8 +42,9 @@ type Metrics interface {
 // Options configure a Server. Every field is required except those said
 // to be optional.
 type Options struct {
-	// Store is checked by /healthz.
-	Store Pinger
+	// Store is checked by /healthz and read and written by the management
+	// API.
+	Store mcpgate.Store
 	// Tables finds the agent of /{agent}/mcp.
 	Tables Tables
 	// Auth authenticates requests to the MCP endpoint.
@@ -57,6 +53,15 @@ type Options struct {
 	MCP MCPServer
 	// Metrics records every request and serves /metrics.
 	Metrics Metrics
+	// Caller runs the tool calls of the HandsAI-compatible surface.
+	Caller Caller
+	// Changed is called after the management API changed an agent, a skill
+	// or a tool, so that the registry reloads and open sessions hear of it
+	// at once; optional.
+	Changed func(ctx context.Context) error
+	// Forget drops a key from the authenticator's cache, so that a key
+	// revoked through the API stops working at once; optional.
+	Forget func(hash string)
 	// PublicURL is the gateway's base URL as clients reach it, used for
 	// every absolute URL and allowed as Host and Origin.
 	PublicURL string
@@ -98,6 +103,8 @@ func (s *Server) routes() {
 	s.handle("GET /healthz", "healthz", http.HandlerFunc(s.handleHealth))
 	s.handle("GET /metrics", "metrics", s.opts.Metrics.Handler())
 	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
+	s.apiRoutes()
+	s.handsAIRoutes()
 	for prefix, h := range s.opts.Mounts {
 		s.handle(prefix, prefix, h)
 	}

