@@ -12,6 +12,9 @@ const MaxToolNameLen = 64
 
 var toolNameChars = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
+// wholeArgument matches a body written as one argument: "{name}".
+var wholeArgument = regexp.MustCompile(`^\{[A-Za-z_][A-Za-z0-9_.-]*\}$`)
+
 // Tool is one callable tool of a skill, with its backend binding.
 type Tool struct {
 	// Name is the tool's name within its skill; on the agent it is served
@@ -92,8 +95,9 @@ const (
 )
 
 // RequestBody says what a REST request sends as its JSON body. In JSON and
-// YAML it is written as "all", "none", a list of argument names, or an
-// object template whose strings may hold {name} placeholders.
+// YAML it is written as "all", "none", "{name}" (one argument's value is the
+// whole body, such as an array), a list of argument names, or an object
+// template whose strings may hold {name} placeholders.
 type RequestBody struct {
 	Mode     string
 	Fields   []string
@@ -121,10 +125,14 @@ func (b *RequestBody) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return err
 		}
-		if s != BodyAll && s != BodyNone {
-			return fmt.Errorf("body %q: use \"all\", \"none\", a list of argument names or an object template", s)
+		switch {
+		case s == BodyAll || s == BodyNone:
+			*b = RequestBody{Mode: s}
+		case wholeArgument.MatchString(s):
+			*b = RequestBody{Mode: BodyTemplate, Template: append(json.RawMessage(nil), trimmed...)}
+		default:
+			return fmt.Errorf("body %q: use \"all\", \"none\", \"{name}\" (one argument as the whole body), a list of argument names or an object template", s)
 		}
-		*b = RequestBody{Mode: s}
 	case strings.HasPrefix(trimmed, "["):
 		var names []string
 		if err := json.Unmarshal(data, &names); err != nil {
