@@ -10,6 +10,8 @@ package registry
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +63,19 @@ func (r *Registry) Table(agentID string) (t *Table, ok bool) {
 	defer r.mu.RUnlock()
 	t, ok = r.tables[agentID]
 	return t, ok
+}
+
+// Tables returns every agent's current table, sorted by agent ID, for
+// callers that serve the tools of several agents at once.
+func (r *Registry) Tables() []*Table {
+	r.mu.RLock()
+	out := make([]*Table, 0, len(r.tables))
+	for _, t := range r.tables {
+		out = append(out, t)
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *Table) int { return strings.Compare(a.Agent.ID, b.Agent.ID) })
+	return out
 }
 
 // Reload reads every agent and skill again if the store's generation moved

@@ -101,6 +101,33 @@ func TestRegistryReload(t *testing.T) {
 	}
 }
 
+func TestTables(t *testing.T) {
+	src := &fakeSource{}
+	r := New(src, nil)
+	if got := r.Tables(); len(got) != 0 {
+		t.Fatalf("Tables before Reload = %d tables, want none", len(got))
+	}
+	src.set(1, agents("zeta", "alpha", "mid"),
+		newSkill("mid", "crm", "", newTool("search")),
+		newSkill("alpha", "wiki", "", newTool("lookup"), newTool("get")))
+	mustReload(t, r)
+	var got [][]string
+	for _, tbl := range r.Tables() {
+		names := []string{tbl.Agent.ID}
+		for _, e := range tbl.Tools {
+			names = append(names, e.Name)
+		}
+		got = append(got, names)
+	}
+	want := [][]string{{"alpha", "get", "lookup"}, {"mid", "search"}, {"zeta"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Tables (-want +got):\n%s", diff)
+	}
+	if tbl, _ := r.Table("mid"); r.Tables()[1] != tbl {
+		t.Error("Tables()[1] is not the table Table(\"mid\") returns")
+	}
+}
+
 func TestReloadUnchangedGeneration(t *testing.T) {
 	src := &fakeSource{}
 	src.set(7, agents("a1"), newSkill("a1", "crm", "", newTool("search")))

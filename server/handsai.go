@@ -1,4 +1,187 @@
 package server
 
+// The HandsAI-compatible surface serves callers written against HandsAI's
+// simpler API: one JSON-RPC object per POST, listing and calling the tools
+// of every agent the credential may use at once. Calls run through the same
+// pipeline as MCP calls; only the envelope and the error mapping differ.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/mcp"
+)
+
+// handsAIMaxBody is the largest request body the surface reads.
+const handsAIMaxBody = 4 << 20
+
+// handsAIMethod answers one JSON-RPC method for an authenticated caller. A
+// *rpcFailure error is sent as it is; others are mapped by handsAIError.
+type handsAIMethod func(ctx context.Context, cred *mcpgate.Credential, params json.RawMessage) (any, error)
+
 // handsAIRoutes registers the HandsAI-compatible tool surface.
-func (s *Server) handsAIRoutes() {}
+func (s *Server) handsAIRoutes() {
+	s.handle("POST /mcp/tools/list", "handsai_list", s.handsAI("tools/list", s.handsAIList))
+	s.handle("POST /mcp/tools/call", "handsai_call", s.handsAI("tools/call", s.handsAICall))
+}
+
+// handsAI authenticates a request, decodes its JSON-RPC object, runs fn
+// and writes the response: HTTP 200 for every JSON-RPC answer, 401 for a
+// missing or bad credential and 413 for a body over 4 MiB.
+func (s *Server) handsAI(method string, fn handsAIMethod) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cred, err := s.opts.Auth.Authenticate(r)
+		if err != nil {
+			s.writeAuthError(w, r, err)
+			return
+		}
+		body, err := readHandsAIBody(w, r)
+		if err != nil {
+			mcp.WriteHTTPError(w, err)
+			return
+		}
+		req, fail := decodeRPCRequest(body, method)
+		if fail != nil {
+			writeRPC(w, req, nil, fail)
+			return
+		}
+		result, err := fn(r.Context(), cred, req.Params)
+		if err != nil {
+			writeRPC(w, req, nil, s.handsAIError(req, err))
+			return
+		}
+		writeRPC(w, req, result, nil)
+	})
+}
+
+// readHandsAIBody reads the request body, up to handsAIMaxBody. Returns
+// ETOOLARGE beyond it.
+func readHandsAIBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, handsAIMaxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, mcpgate.Errorf(mcpgate.ETOOLARGE, "the request body is larger than %d bytes", handsAIMaxBody)
+	} else if err != nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the request body could not be read")
+	}
+	return body, nil
+}
+
+// writeRPC writes a JSON-RPC response with HTTP 200, echoing req's id.
+func writeRPC(w http.ResponseWriter, req *rpcRequest, result any, fail *rpcFailure) {
+	resp := rpcResponse{JSONRPC: "2.0", Result: result, Error: fail}
+	if req != nil {
+		resp.ID = req.ID
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// handsAIError is the one place where errors of the HandsAI surface become
+// JSON-RPC errors: an unknown tool is -32602 "Invalid params: tool not
+// found", and every failure to run a tool is -32603 "Internal error: …".
+func (s *Server) handsAIError(req *rpcRequest, err error) *rpcFailure {
+	var fail *rpcFailure
+	switch code := mcpgate.ErrorCode(err); {
+	case errors.As(err, &fail):
+		return fail
+	case code == mcpgate.ENOTFOUND:
+		return rpcFailf(handsAIInvalidParams, "Invalid params: tool not found")
+	case code == mcpgate.EINTERNAL:
+		s.opts.Logger.Error("HandsAI "+req.Method+" failed", "err", err)
+		return rpcFailf(handsAIInternal, "Internal error: the gateway failed; its log has the details")
+	}
+	return rpcFailf(handsAIInternal, "Internal error: %s", mcpgate.ErrorMessage(err))
+}
+
+// toolListResult is the result of tools/list.
+type toolListResult struct {
+	Tools []json.RawMessage `json:"tools"`
+}
+
+// handsAIList lists the tools of every agent cred may use, by name.
+func (s *Server) handsAIList(_ context.Context, cred *mcpgate.Credential, _ json.RawMessage) (any, error) {
+	tools := usableHandsAITools(s.opts.Tables.Tables(), cred)
+	sortHandsAITools(tools)
+	res := toolListResult{Tools: make([]json.RawMessage, len(tools))}
+	for i := range tools {
+		b, err := tools[i].listJSON()
+		if err != nil {
+			return nil, err
+		}
+		res.Tools[i] = b
+	}
+	return res, nil
+}
+
+// toolCallResult is the result of a successful tools/call.
+type toolCallResult struct {
+	Content []mcpgate.Content `json:"content"`
+}
+
+// handsAICall validates the arguments against the tool's input schema and
+// runs the call through the pipeline.
+func (s *Server) handsAICall(ctx context.Context, cred *mcpgate.Credential, params json.RawMessage) (any, error) {
+	p, err := decodeToolCallParams(params)
+	if err != nil {
+		return nil, err
+	}
+	tool := resolveHandsAITool(s.opts.Tables.Tables(), cred, p.Name)
+	if tool == nil {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "tool %q not found", p.Name)
+	}
+	if err := tool.entry.Input.Validate(p.Arguments); err != nil {
+		return nil, invalidParamsFailure(mcpgate.ErrorMessage(err))
+	}
+	res, err := s.opts.Caller.Call(ctx, &mcpgate.Call{
+		Agent: tool.agent, ToolName: tool.entry.Name, Arguments: p.Arguments,
+		Credential: cred, Notifier: mcpgate.NopNotifier{},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return toolCallOutcome(res)
+}
+
+// toolCallOutcome turns a tool's result into the call's result, or a tool
+// failure into -32603 carrying the result's text.
+func toolCallOutcome(res *mcpgate.Result) (any, error) {
+	out := toolCallResult{Content: res.Content}
+	isError := res.IsError
+	if len(res.Raw) > 0 { // a relayed result: read what it says
+		var raw struct {
+			Content []mcpgate.Content `json:"content"`
+			IsError bool              `json:"isError"`
+		}
+		if err := json.Unmarshal(res.Raw, &raw); err != nil {
+			return nil, fmt.Errorf("decode relayed result: %w", err)
+		}
+		out.Content, isError = raw.Content, raw.IsError
+	}
+	if isError {
+		return nil, rpcFailf(handsAIInternal, "Internal error: %s", failureText(out.Content))
+	}
+	if out.Content == nil {
+		out.Content = []mcpgate.Content{}
+	}
+	return out, nil
+}
+
+// failureText joins the text blocks of a failed result.
+func failureText(content []mcpgate.Content) string {
+	var texts []string
+	for _, c := range content {
+		if t := strings.TrimSpace(c.Text); c.Type == "text" && t != "" {
+			texts = append(texts, t)
+		}
+	}
+	if len(texts) == 0 {
+		return "the tool failed without saying why"
+	}
+	return strings.Join(texts, "\n")
+}

@@ -14,7 +14,7 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	agentID := r.PathValue("agent")
 	cred, err := s.opts.Auth.Authenticate(r)
 	if err != nil {
-		s.writeAuthError(w, agentID, err)
+		s.writeAuthError(w, r, err)
 		return
 	}
 	t, ok := s.opts.Tables.Table(agentID)
@@ -23,23 +23,19 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := cred.Authorize(t.Agent); err != nil {
-		s.writeAuthError(w, agentID, err)
+		s.writeAuthError(w, r, err)
 		return
 	}
 	s.opts.MCP.ServeAgent(w, r, t.Agent, cred)
 }
 
 // writeAuthError writes an authentication or authorization failure; a 401
-// tells the client where the protected resource metadata lives.
-func (s *Server) writeAuthError(w http.ResponseWriter, agentID string, err error) {
+// tells the client where the OAuth protected resource metadata of the
+// requested resource lives (RFC 9728, path-inserted form).
+func (s *Server) writeAuthError(w http.ResponseWriter, r *http.Request, err error) {
 	if mcpgate.ErrorCode(err) == mcpgate.EUNAUTHORIZED {
-		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="MCP", resource_metadata=%q`, s.resourceMetadataURL(agentID)))
+		meta := s.guard.base + "/.well-known/oauth-protected-resource" + r.URL.EscapedPath()
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="MCP", resource_metadata=%q`, meta))
 	}
 	mcp.WriteHTTPError(w, err)
-}
-
-// resourceMetadataURL is the absolute URL of an agent's OAuth protected
-// resource metadata (RFC 9728, path-inserted form).
-func (s *Server) resourceMetadataURL(agentID string) string {
-	return s.guard.base + "/.well-known/oauth-protected-resource/" + agentID + "/mcp"
 }

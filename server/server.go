@@ -1,6 +1,7 @@
 // Package server is the gateway's HTTP surface: the route table, the
 // Origin/Host guard, authentication and authorization in front of the MCP
-// endpoint, /healthz and /metrics.
+// endpoint, the management API (/api/v1), the HandsAI-compatible tool
+// surface (/mcp/tools/list and /mcp/tools/call), /healthz and /metrics.
 //
 // It maps errors to HTTP in one place (through the mcp package's error
 // writer) and holds no business logic: that lives in the pipeline and the
@@ -28,9 +29,11 @@ type MCPServer interface {
 	ServeAgent(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential)
 }
 
-// Tables finds an agent's tool table.
+// Tables finds an agent's tool table, or lists every agent's.
 type Tables interface {
 	Table(agentID string) (*registry.Table, bool)
+	// Tables returns every agent's table, sorted by agent ID.
+	Tables() []*registry.Table
 }
 
 // Metrics records requests and serves the metrics page.

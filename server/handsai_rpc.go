@@ -1,0 +1,198 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// JSON-RPC error codes of the HandsAI-compatible surface.
+const (
+	handsAIParseError     = -32700
+	handsAIInvalidRequest = -32600
+	handsAIMethodNotFound = -32601
+	handsAIInvalidParams  = -32602
+	handsAIInternal       = -32603
+)
+
+// handsAIMissingParams is HandsAI's message for a null body or absent params.
+const handsAIMissingParams = "Invalid params: missing required parameters"
+
+// rpcRequest is one JSON-RPC request to the HandsAI surface.
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	// ID is the request's id, a string or a number; nil when absent.
+	ID json.RawMessage `json:"id"`
+}
+
+// rpcResponse is a JSON-RPC response of the HandsAI surface: a result or
+// an error, and the request's id when it had one.
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcFailure     `json:"error,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"`
+}
+
+// rpcFailure is a JSON-RPC error object; handlers return it as an error to
+// choose the code and message themselves.
+type rpcFailure struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error returns the message.
+func (f *rpcFailure) Error() string { return f.Message }
+
+// rpcFailf returns a JSON-RPC error.
+func rpcFailf(code int, format string, args ...any) *rpcFailure {
+	return &rpcFailure{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// decodeRPCRequest reads one JSON-RPC request for method. On failure it
+// returns the JSON-RPC error, and the request too once its id is known, so
+// that the error can echo it.
+func decodeRPCRequest(body []byte, method string) (*rpcRequest, *rpcFailure) {
+	body = bytes.TrimSpace(body)
+	switch {
+	case len(body) == 0 || string(body) == "null":
+		return nil, rpcFailf(handsAIInvalidParams, handsAIMissingParams)
+	case !json.Valid(body):
+		return nil, rpcFailf(handsAIParseError, "Parse error: the body is not valid JSON")
+	case body[0] != '{':
+		return nil, rpcFailf(handsAIInvalidRequest, "Invalid Request: send one JSON-RPC request object")
+	}
+	req := &rpcRequest{}
+	typeErr := json.Unmarshal(body, req) // fills what it can despite a wrong type
+	if fail := checkRPCID(req); fail != nil {
+		return nil, fail
+	}
+	switch {
+	case typeErr != nil:
+		return req, rpcFailf(handsAIInvalidRequest, "Invalid Request: jsonrpc and method must be strings")
+	case req.JSONRPC != "2.0":
+		return req, rpcFailf(handsAIInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
+	case req.Method != method:
+		return req, rpcFailf(handsAIMethodNotFound, "Method not found: %q; this endpoint serves %q", req.Method, method)
+	}
+	return req, nil
+}
+
+// checkRPCID accepts a string or number id and drops a null one.
+func checkRPCID(req *rpcRequest) *rpcFailure {
+	if isNullJSON(req.ID) {
+		req.ID = nil
+		return nil
+	}
+	if c := req.ID[0]; c == '"' || c == '-' || (c >= '0' && c <= '9') {
+		return nil
+	}
+	return rpcFailf(handsAIInvalidRequest, "Invalid Request: id must be a string or a number")
+}
+
+// isNullJSON reports whether a JSON value is absent or null.
+func isNullJSON(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) == 0 || string(v) == "null"
+}
+
+// toolCallParams are the params of tools/call.
+type toolCallParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// decodeToolCallParams reads tools/call params; absent arguments are an empty
+// object.
+func decodeToolCallParams(raw json.RawMessage) (*toolCallParams, error) {
+	if isNullJSON(raw) {
+		return nil, rpcFailf(handsAIInvalidParams, handsAIMissingParams)
+	}
+	p := &toolCallParams{}
+	if err := json.Unmarshal(raw, p); err != nil {
+		return nil, rpcFailf(handsAIInvalidParams, "Invalid params: params must be an object with a string name and an arguments object")
+	}
+	if p.Name == "" {
+		return nil, rpcFailf(handsAIInvalidParams, "Invalid params: name is required")
+	}
+	if isNullJSON(p.Arguments) {
+		p.Arguments = json.RawMessage("{}")
+	}
+	return p, nil
+}
+
+// invalidParamsFailure turns the lines of a schema validation failure, such as
+// "(arguments): missing property 'location'" or "/limit: got string, want
+// integer", into HandsAI's message: "Invalid params: location is required;
+// limit: got string, want integer".
+func invalidParamsFailure(msg string) *rpcFailure {
+	var out []string
+	for line := range strings.SplitSeq(msg, "\n") {
+		out = append(out, describeSchemaProblem(line)...)
+	}
+	return rpcFailf(handsAIInvalidParams, "Invalid params: %s", strings.Join(out, "; "))
+}
+
+// describeSchemaProblem rewrites one validation line, naming the field as a
+// dotted path.
+func describeSchemaProblem(line string) []string {
+	loc, why, ok := strings.Cut(line, ": ")
+	if !ok {
+		return []string{line}
+	}
+	field := problemField(loc)
+	if names := schemaMissingProperties(why); names != nil {
+		out := make([]string, len(names))
+		for i, n := range names {
+			out[i] = dottedField(field, n) + " is required"
+		}
+		return out
+	}
+	if field == "" {
+		field = "arguments"
+	}
+	return []string{field + ": " + why}
+}
+
+// problemField turns a validation location ("/rows/0/qty", or "(arguments)"
+// for the whole object) into a dotted path, "" for the whole object.
+func problemField(loc string) string {
+	if !strings.HasPrefix(loc, "/") {
+		return ""
+	}
+	parts := strings.Split(loc[1:], "/")
+	for i, p := range parts {
+		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+// dottedField appends a property name to a dotted path.
+func dottedField(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// schemaMissingProperties returns the names of a "missing property 'a'" or
+// "missing properties 'a', 'b'" message, nil for any other message.
+func schemaMissingProperties(why string) []string {
+	list, ok := strings.CutPrefix(why, "missing property ")
+	if !ok {
+		if list, ok = strings.CutPrefix(why, "missing properties "); !ok {
+			return nil
+		}
+	}
+	if len(list) < 2 || list[0] != '\'' || list[len(list)-1] != '\'' {
+		return nil
+	}
+	names := strings.Split(list[1:len(list)-1], "', '")
+	for i, n := range names {
+		names[i] = strings.ReplaceAll(n, `\'`, "'")
+	}
+	return names
+}
