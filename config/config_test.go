@@ -230,3 +230,27 @@ agents:
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+prefix) + "\n"
 }
+
+func TestParseWholeArgumentBody(t *testing.T) {
+	const file = `users: [{name: alice}]
+agents:
+  - id: pets
+    owner: alice
+    skills:
+      - name: api
+        kind: rest
+        base_url: https://pets.example.com
+        tools:
+          - name: add_pets
+            input_schema: {type: object, properties: {pets: {type: array}}, required: [pets]}
+            request: {method: POST, path: /pets, body: "{pets}"}
+`
+	c, err := Parse("mcpgate.yaml", []byte(file), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Agents[0].Skills[0].Tools[0].Request.Body
+	if b.Mode != mcpgate.BodyTemplate || string(b.Template) != `"{pets}"` {
+		t.Errorf("body = %+v, want the template \"{pets}\"", b)
+	}
+}

@@ -21,14 +21,17 @@ type Error struct {
 	Msg   string
 }
 
-// Error returns "FILE:LINE: FIELD: MSG".
+// Error returns "FILE:LINE: FIELD: MSG", without the file and line when
+// the problem is not in a file (CheckSkill).
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
 	if e.Field != "" {
 		b.WriteString(e.Field + ": ")
 	}

@@ -177,7 +177,7 @@ func TestParseErrors(t *testing.T) {
           - name: save
             input_schema: {type: object}
             request: {path: /x, body: some}
-`, `mcpgate.yaml:14: agents[0].skills[0].tools[0].request.body: "some": use all, none, a list of argument names or a mapping as a template`},
+`, `mcpgate.yaml:14: agents[0].skills[0].tools[0].request.body: "some": use all, none, "{name}" (one argument as the whole body), a list of argument names or a mapping as a template`},
 		{"bad duration", head + `        base_url: https://api.example.com
         timeout: 30
         tools:
@@ -253,18 +253,16 @@ func TestParseErrors(t *testing.T) {
 			`mcpgate.yaml:16: agents[0].skills[0].tools[0].request.query.token: environment variable UNSET is not set`,
 		}, "\n")},
 		{"kind missing", strings.TrimSuffix(head, "        kind: rest\n") + oneTool,
-			`mcpgate.yaml:8: agents[0].skills[0].kind: is required: rest (this version serves only kind rest skills with declared tools)`},
+			`mcpgate.yaml:8: agents[0].skills[0].kind: is required: rest (this version serves only kind rest skills, with declared or imported (openapi) tools)`},
 		{"kind mcp", strings.Replace(head, "kind: rest", "kind: mcp", 1) + "        url: http://127.0.0.1:3001/mcp\n",
 			strings.Join([]string{
-				`mcpgate.yaml:9: agents[0].skills[0].kind: kind "mcp" is not available in this version; this version serves only kind rest skills with declared tools`,
-				`mcpgate.yaml:10: agents[0].skills[0].url: upstream MCP servers (kind mcp) is not available in this version; this version serves only kind rest skills with declared tools`,
+				`mcpgate.yaml:9: agents[0].skills[0].kind: kind "mcp" is not available in this version; this version serves only kind rest skills, with declared or imported (openapi) tools`,
+				`mcpgate.yaml:10: agents[0].skills[0].url: upstream MCP servers (kind mcp) is not available in this version; this version serves only kind rest skills, with declared or imported (openapi) tools`,
 			}, "\n")},
 		{"kind unknown", strings.Replace(head, "kind: rest", "kind: grpc", 1) + oneTool,
 			`mcpgate.yaml:9: agents[0].skills[0].kind: kind "grpc" is not one of rest, mcp, agent`},
-		{"openapi", head + "        openapi: ./petstore.yaml\n",
-			`mcpgate.yaml:10: agents[0].skills[0].openapi: OpenAPI import is not available in this version; this version serves only kind rest skills with declared tools`},
 		{"no tools", head + "        base_url: https://api.example.com\n        tools: []\n",
-			`mcpgate.yaml:11: agents[0].skills[0].tools: a rest skill needs at least one tool; this version serves only kind rest skills with declared tools`},
+			`mcpgate.yaml:11: agents[0].skills[0].tools: a rest skill needs at least one tool; this version serves only kind rest skills, with declared or imported (openapi) tools`},
 		{"approval gate", head + "        auto_approve: false\n" + oneTool,
 			`mcpgate.yaml:10: agents[0].skills[0].auto_approve: the approval gate is not available in this version; remove auto_approve: false`},
 		{"literal secret header", head + "        headers: {Authorization: Bearer abc123, X-Api-Key: abc, Accept: application/json}\n" + oneTool,

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -87,11 +88,14 @@ func (d *decoder) body(f *fields) *mcpgate.RequestBody {
 	n, at, field := resolve(f.vals["body"]), f.keys["body"], f.field("body")
 	switch n.Kind {
 	case yaml.ScalarNode:
-		if n.Value != mcpgate.BodyAll && n.Value != mcpgate.BodyNone {
-			d.errorf(at, field, "%q: use all, none, a list of argument names or a mapping as a template", n.Value)
+		// The root type reads the short forms: all, none, "{name}".
+		var b mcpgate.RequestBody
+		text, _ := json.Marshal(n.Value)
+		if err := b.UnmarshalJSON(text); err != nil {
+			d.errorf(at, field, "%q: use all, none, \"{name}\" (one argument as the whole body), a list of argument names or a mapping as a template", n.Value)
 			return nil
 		}
-		return &mcpgate.RequestBody{Mode: n.Value}
+		return &b
 	case yaml.SequenceNode:
 		return d.bodyFields(n, field)
 	}

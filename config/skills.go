@@ -9,12 +9,11 @@ import (
 )
 
 // onlyREST is what every refusal of a later kind of skill says.
-const onlyREST = "this version serves only kind rest skills with declared tools"
+const onlyREST = "this version serves only kind rest skills, with declared or imported (openapi) tools"
 
 // laterFields are the skill fields of features this version does not
 // serve, with what they are for. They are refused, never ignored.
 var laterFields = map[string]string{
-	"openapi":  "OpenAPI import",
 	"url":      "upstream MCP servers (kind mcp)",
 	"command":  "upstream MCP servers (kind mcp)",
 	"args":     "upstream MCP servers (kind mcp)",
@@ -27,8 +26,8 @@ var laterFields = map[string]string{
 // skillFields are the fields of an entry under skills.
 var skillFields = []string{
 	"name", "kind", "prefix", "base_url", "allow_private", "headers", "timeout", "auto_approve",
-	"approval_timeout", "max_response_bytes", "tools",
-	"openapi", "url", "command", "args", "env", "dir", "delivery", "push_url",
+	"approval_timeout", "max_response_bytes", "tools", "openapi", "include", "exclude",
+	"url", "command", "args", "env", "dir", "delivery", "push_url",
 }
 
 // skills reads an agent's skills and where each tool is declared.
@@ -89,7 +88,19 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 	if s.BaseURL != "" {
 		d.checkURL(f, "base_url", s.BaseURL, s.AllowPrivate)
 	}
-	tools := d.tools(f, s, served)
+	var tools []*toolAt
+	switch source := d.str(f, "openapi"); {
+	case source != "" && served:
+		tools = d.openapiTools(f, s, source)
+	case f.has("include") || f.has("exclude"):
+		key := "include"
+		if !f.has(key) {
+			key = "exclude"
+		}
+		d.errorf(f.keys[key], f.field(key), "include and exclude pick the operations of an openapi document; this skill has none")
+	default:
+		tools = d.tools(f, s, served)
+	}
 	if len(d.errs) == before {
 		if err := s.Validate(); err != nil {
 			d.errorf(f.node, f.path, "%s", mcpgate.ErrorMessage(err))

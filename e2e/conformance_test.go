@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -56,12 +55,13 @@ func keyProxy(t *testing.T, target, key string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.FlushInterval = -1 // stream SSE as it comes
-	inner := rp.Director
-	rp.Director = func(r *http.Request) {
-		inner(r) // keeps r.Host: a foreign Host reaches the gateway as sent
-		r.Header.Set("Authorization", "Bearer "+key)
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			pr.Out.Host = pr.In.Host // a foreign Host reaches the gateway as sent
+			pr.Out.Header.Set("Authorization", "Bearer "+key)
+		},
+		FlushInterval: -1, // stream SSE as it comes
 	}
 	srv := httptest.NewServer(rp)
 	t.Cleanup(srv.Close)

@@ -1,4 +1,112 @@
 package server
 
-// apiRoutes registers the management API under /api/v1.
-func (s *Server) apiRoutes() {}
+import (
+	_ "embed"
+	"net/http"
+	"strings"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// apiPrefix is where the management API is served.
+const apiPrefix = "/api/v1"
+
+// apiHandler serves one management API request. A returned error is
+// written by writeAPIError, the one place that maps errors to HTTP.
+type apiHandler func(w http.ResponseWriter, r *http.Request) error
+
+// apiRoute is one route of the management API.
+type apiRoute struct {
+	Method string
+	// Path is the mux pattern's path, with {name} wildcards, as the OpenAPI
+	// document writes it.
+	Path string
+	h    apiHandler
+}
+
+// Pattern returns the route's ServeMux pattern.
+func (rt apiRoute) Pattern() string { return rt.Method + " " + rt.Path }
+
+// apiRouteTable is the management API's route table: every route is here
+// and nowhere else, so that a test can hold it against the OpenAPI
+// document.
+func (s *Server) apiRouteTable() []apiRoute {
+	const agent, skill, tool = apiPrefix + "/agents/{id}", apiPrefix + "/agents/{id}/skills/{skill}", apiPrefix + "/agents/{id}/skills/{skill}/tools/{tool}"
+	return []apiRoute{
+		{"GET", apiPrefix + "/openapi.json", handleOpenAPI},
+		{"GET", apiPrefix + "/agents", s.authed(s.handleAgentList)},
+		{"POST", apiPrefix + "/agents", s.authed(s.handleAgentCreate)},
+		{"GET", agent, s.authed(s.handleAgentGet)},
+		{"PATCH", agent, s.authed(s.handleAgentPatch)},
+		{"DELETE", agent, s.authed(s.handleAgentDelete)},
+		{"GET", agent + "/skills", s.authed(s.handleSkillList)},
+		{"POST", agent + "/skills", s.authed(s.handleSkillCreate)},
+		{"GET", skill, s.authed(s.handleSkillGet)},
+		{"PUT", skill, s.authed(s.handleSkillPut)},
+		{"DELETE", skill, s.authed(s.handleSkillDelete)},
+		{"POST", skill + "/import", s.authed(s.handleSkillImport)},
+		{"GET", skill + "/tools", s.authed(s.handleToolList)},
+		{"POST", skill + "/tools", s.authed(s.handleToolCreate)},
+		{"GET", tool, s.authed(s.handleToolGet)},
+		{"PUT", tool, s.authed(s.handleToolPut)},
+		{"DELETE", tool, s.authed(s.handleToolDelete)},
+		{"GET", apiPrefix + "/keys", s.authed(s.handleKeyList)},
+		{"POST", apiPrefix + "/keys", s.authed(s.handleKeyCreate)},
+		{"DELETE", apiPrefix + "/keys/{id}", s.authed(s.handleKeyRevoke)},
+		{"GET", apiPrefix + "/users", s.admin(s.handleUserList)},
+		{"POST", apiPrefix + "/users", s.admin(s.handleUserCreate)},
+		{"GET", apiPrefix + "/users/{id}", s.admin(s.handleUserGet)},
+		{"PATCH", apiPrefix + "/users/{id}", s.admin(s.handleUserPatch)},
+		{"DELETE", apiPrefix + "/users/{id}", s.admin(s.handleUserDelete)},
+	}
+}
+
+// apiRoutes registers the management API under /api/v1, behind the guard
+// and measured under the route label "api".
+func (s *Server) apiRoutes() {
+	for _, rt := range s.apiRouteTable() {
+		s.handle(rt.Pattern(), "api", s.serveAPI(rt.h))
+	}
+	s.handle(apiPrefix+"/", "api", s.serveAPI(s.handleAPIUnknown))
+}
+
+// serveAPI adapts an apiHandler to net/http.
+func (s *Server) serveAPI(h apiHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeAPIError(w, r, err)
+		}
+	})
+}
+
+// handleAPIUnknown answers a path under /api/v1 that no route serves: 405
+// with Allow when the path is served with other methods, else 404.
+func (s *Server) handleAPIUnknown(w http.ResponseWriter, r *http.Request) error {
+	var allowed []string
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) == 0 {
+		return fieldErrorf(mcpgate.ENOTFOUND, "", "no management API route is %s; see %s/openapi.json", r.URL.Path, apiPrefix)
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	return &apiError{Err: mcpgate.Errorf(mcpgate.EINVALID, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")), Status: http.StatusMethodNotAllowed}
+}
+
+// openAPIDocument describes every route of the management API.
+//
+//go:embed openapi.json
+var openAPIDocument []byte
+
+// handleOpenAPI serves the OpenAPI document. It needs no credential: it
+// describes the API, not anyone's data.
+func handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, err := w.Write(openAPIDocument)
+	return err
+}

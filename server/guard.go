@@ -73,7 +73,7 @@ func (g *guard) wrap(h http.Handler) http.Handler {
 		hdr.Add("Vary", "Origin")
 		hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			hdr.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+			hdr.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE")
 			hdr.Set("Access-Control-Allow-Headers", corsHeaders)
 			hdr.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)

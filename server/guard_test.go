@@ -117,7 +117,7 @@ func TestGuardCORS(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"Access-Control-Allow-Origin":  "http://localhost:6274",
-		"Access-Control-Allow-Methods": "GET, POST, DELETE",
+		"Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
 		"Access-Control-Allow-Headers": corsHeaders,
 	} {
 		if got := w.Header().Get(k); got != want {

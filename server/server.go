@@ -3,9 +3,12 @@
 // endpoint, the management API (/api/v1), the HandsAI-compatible tool
 // surface (/mcp/tools/list and /mcp/tools/call), /healthz and /metrics.
 //
-// It maps errors to HTTP in one place (through the mcp package's error
-// writer) and holds no business logic: that lives in the pipeline and the
-// backends. It must not import a store or a backend package.
+// MCP errors go through the mcp package's error writer and API errors
+// through writeAPIError. Tool calls run in the pipeline; the management API
+// checks skills with the config file's own checks (package config) and
+// imports OpenAPI documents with rest/openapi, so that the file, the CLI
+// and the API create tools one way. It must not import a store
+// implementation or a backend other than rest/openapi.
 package server
 
 import (

@@ -30,6 +30,7 @@ Usage:
   mcpgate key revoke ID
   mcpgate agent list
   mcpgate agent show ID
+  mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include P] [--exclude P] [--base-url URL]
   mcpgate load --url URL --key KEY [flags]         load-test tools/call
   mcpgate version
 
@@ -78,6 +79,8 @@ func Run(ctx context.Context, env *Env, args []string) error {
 		return runKey(ctx, env, rest)
 	case "agent":
 		return runAgent(ctx, env, rest)
+	case "import":
+		return runImport(ctx, env, rest)
 	case "load":
 		return runLoad(ctx, env, rest)
 	case "version", "--version", "-version":

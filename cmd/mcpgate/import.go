@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/config"
+	"github.com/mcpgate/mcpgate/registry"
+	"github.com/mcpgate/mcpgate/rest/openapi"
+)
+
+// importConfig holds the flags of `mcpgate import openapi`.
+type importConfig struct {
+	source, agent, skill, baseURL string
+	include, exclude              stringList
+	allowPrivate                  bool
+	store                         storeFlags
+}
+
+// runImport runs `mcpgate import openapi`.
+func runImport(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 || args[0] != "openapi" {
+		fmt.Fprintln(env.Stderr, "Usage: mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include PATTERN] [--exclude PATTERN] [--base-url URL]")
+		return errUsage
+	}
+	var c importConfig
+	fs := newFlagSet(env, "import openapi", "import openapi FILE_OR_URL --agent ID --skill NAME [flags]")
+	c.store.register(fs)
+	fs.StringVar(&c.agent, "agent", "", "the agent that gets the skill")
+	fs.StringVar(&c.skill, "skill", "", "the rest skill to create or replace with the imported tools")
+	fs.Var(&c.include, "include", "import only operations whose tool name, operationId or \"METHOD /path\" matches (repeatable)")
+	fs.Var(&c.exclude, "exclude", "leave out operations that match (repeatable)")
+	fs.StringVar(&c.baseURL, "base-url", "", "the API's base URL, instead of the document's servers[0]")
+	fs.BoolVar(&c.allowPrivate, "allow-private", false, "let the skill (and the document's download) reach loopback and private addresses")
+	var err error
+	if c.source, err = parseWithName(fs, env, args[1:], "FILE_OR_URL"); err != nil {
+		return helpIsOK(err)
+	}
+	if c.agent == "" || c.skill == "" {
+		fmt.Fprintln(env.Stderr, "mcpgate import openapi: --agent and --skill are required")
+		return errUsage
+	}
+	return withStore(ctx, &c.store, func(s mcpgate.Store) error { return importOpenAPI(ctx, env, s, &c) })
+}
+
+// importOpenAPI imports the document into the skill and reports what came
+// in, what was left out and which secrets to set.
+func importOpenAPI(ctx context.Context, env *Env, s mcpgate.Store, c *importConfig) error {
+	if _, err := s.FindAgent(ctx, c.agent); err != nil {
+		return err
+	}
+	data, err := openapi.Load(ctx, c.source, c.allowPrivate)
+	if err != nil {
+		return err
+	}
+	doc, err := openapi.Parse(data)
+	if err != nil {
+		return err
+	}
+	res, err := openapi.Import(doc, &openapi.Options{Skill: c.skill, Include: c.include, Exclude: c.exclude, BaseURL: c.baseURL, SourceURL: sourceURL(c.source)})
+	if err != nil {
+		return err
+	}
+	skill := res.Skill(c.agent, c.skill)
+	skill.AllowPrivate, skill.Source = c.allowPrivate, mcpgate.SourceCLI
+	if err := putChecked(ctx, s, skill); err != nil {
+		return err
+	}
+	printImport(env, skill, res)
+	return nil
+}
+
+// putChecked puts a skill after the config file's checks of it and a check
+// of the agent's skills as a whole, with the new one in place of any of the
+// same name: the same checks the file and the API run.
+func putChecked(ctx context.Context, s mcpgate.Store, skill *mcpgate.Skill) error {
+	if err := config.CheckSkill(skill.AgentID, skill); err != nil {
+		return err
+	}
+	skills, err := s.ListSkills(ctx, skill.AgentID)
+	if err != nil {
+		return err
+	}
+	all := []*mcpgate.Skill{skill}
+	for _, other := range skills {
+		if other.Name != skill.Name {
+			all = append(all, other)
+		}
+	}
+	if err := registry.Check(all); err != nil {
+		return err
+	}
+	return s.PutSkill(ctx, skill)
+}
+
+// sourceURL is the source when it is a URL, else "".
+func sourceURL(source string) string {
+	if strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") {
+		return source
+	}
+	return ""
+}
+
+// printImport reports an import.
+func printImport(env *Env, skill *mcpgate.Skill, res *openapi.Result) {
+	fmt.Fprintf(env.Stdout, "skill %s of agent %s: %d tools, base URL %s\n", skill.Name, skill.AgentID, len(skill.Tools), skill.BaseURL)
+	for _, t := range skill.Tools {
+		fmt.Fprintf(env.Stdout, "  %s\n", t.Name)
+	}
+	if len(res.Secrets) > 0 {
+		fmt.Fprintf(env.Stdout, "set these environment variables for the gateway: %s\n", strings.Join(res.Secrets, ", "))
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(env.Stderr, "skipped %s\n", s)
+	}
+}

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/rest/openapi"
+	"go.yaml.in/yaml/v3"
+)
+
+// openapiTimeout bounds fetching an OpenAPI document named by URL.
+const openapiTimeout = 30 * time.Second
+
+// openapiTools fills a rest skill from the OpenAPI document its `openapi`
+// field names (a path relative to the config file, or an http(s) URL
+// fetched through the SSRF guard): its operations become the tools, its
+// servers[0] the base URL unless base_url is set, and its security schemes
+// headers unless the file sets the same header. `include` and `exclude`
+// pick operations.
+func (d *decoder) openapiTools(f *fields, s *mcpgate.Skill, source string) []*toolAt {
+	at, field := f.keys["openapi"], f.field("openapi")
+	if f.has("tools") {
+		d.errorf(f.keys["tools"], f.field("tools"), "a skill with openapi gets its tools from the document; remove tools (or make a second skill for hand-written tools)")
+		return nil
+	}
+	res, err := d.importDocument(s, source, d.strings(f, "include"), d.strings(f, "exclude"))
+	if err != nil {
+		d.errorf(at, field, "%s: %s", source, mcpgate.ErrorMessage(err))
+		return nil
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = res.BaseURL
+		d.checkURL(f, "openapi", s.BaseURL, s.AllowPrivate)
+	}
+	imported := map[string]string{}
+	for name, v := range res.Headers {
+		if _, set := s.Headers[name]; !set {
+			imported[name] = v
+		}
+	}
+	d.checkHeaders(field, imported, nodesAt(imported, at))
+	if s.Headers == nil && len(imported) > 0 {
+		s.Headers = map[string]string{}
+	}
+	for name, v := range imported {
+		s.Headers[name] = v
+	}
+	s.Tools = res.Tools
+	out := make([]*toolAt, len(res.Tools))
+	for i, t := range res.Tools {
+		out[i] = &toolAt{skill: s, tool: t, at: f}
+	}
+	return out
+}
+
+// importDocument loads, parses and imports an OpenAPI document.
+func (d *decoder) importDocument(s *mcpgate.Skill, source string, include, exclude []string) (*openapi.Result, error) {
+	isURL := strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://")
+	path := source
+	if !isURL && !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(d.file), path)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), openapiTimeout)
+	defer cancel()
+	data, err := openapi.Load(ctx, path, s.AllowPrivate)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	opts := &openapi.Options{Skill: s.Name, Include: include, Exclude: exclude, BaseURL: s.BaseURL}
+	if isURL {
+		opts.SourceURL = source
+	}
+	return openapi.Import(doc, opts)
+}
+
+// strings reads an optional list of strings.
+func (d *decoder) strings(f *fields, key string) []string {
+	var out []string
+	for _, n := range d.seq(f, key) {
+		n = resolve(n)
+		if n.Kind != yaml.ScalarNode || n.Value == "" {
+			d.errorf(n, f.field(key), "must be a list of patterns such as \"get*\" or \"GET /pets/*\"")
+			return nil
+		}
+		out = append(out, n.Value)
+	}
+	return out
+}
+
+// nodesAt points every key of m at one node, for messages.
+func nodesAt(m map[string]string, n *yaml.Node) map[string]*yaml.Node {
+	at := make(map[string]*yaml.Node, len(m))
+	for k := range m {
+		at[k] = n
+	}
+	return at
+}

@@ -1,0 +1,131 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// notesSpec is a small OpenAPI 3.0 document with an API key in a header.
+const notesSpec = `openapi: 3.0.3
+info: {title: Notes, version: "1"}
+servers: [{url: "BASE"}]
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: X-Api-Key}
+security: [{key: []}]
+paths:
+  /notes:
+    get:
+      operationId: listNotes
+      summary: List notes.
+      responses: {"200": {description: ok}}
+    post:
+      operationId: createNote
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {text: {type: string}}, required: [text]}
+      responses: {"201": {description: created}}
+  /notes/{id}:
+    delete:
+      operationId: deleteNote
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"204": {description: gone}}
+`
+
+// importReply is the part of an import response the tests read.
+type importReply struct {
+	Skill struct {
+		BaseURL string            `json:"base_url"`
+		Headers map[string]string `json:"headers"`
+		Source  string
+		Tools   []struct{ Name string }
+	}
+	Secrets []string
+	Skipped []string
+}
+
+func TestAPIImport(t *testing.T) {
+	f := mustAPIFixture(t)
+	path := "/api/v1/agents/shop/skills/notes/import"
+	body, _ := json.Marshal(map[string]any{"document": notesSpec, "base_url": "http://127.0.0.1:9/v1", "allow_private": true, "exclude": []string{"deleteNote"}})
+	var res importReply
+	f.call(t, "POST", path, f.alice, string(body)).want(t, http.StatusCreated).decode(t, &res)
+	var names []string
+	for _, tool := range res.Skill.Tools {
+		names = append(names, tool.Name)
+	}
+	if diff := cmp.Diff([]string{"createNote", "listNotes"}, names); diff != "" {
+		t.Errorf("imported tools (-want +got):\n%s", diff)
+	}
+	if res.Skill.BaseURL != "http://127.0.0.1:9/v1" || len(res.Secrets) != 1 || res.Skill.Headers["X-Api-Key"] != "${env:"+res.Secrets[0]+"}" || res.Skill.Source != "api" {
+		t.Errorf("import = %+v", res)
+	}
+	if diff := cmp.Diff([]string{"createNote", "echo", "listNotes"}, f.toolNames(t, "shop")); diff != "" {
+		t.Errorf("served tools (-want +got):\n%s", diff)
+	}
+
+	// From a URL, replacing the skill.
+	spec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		io.WriteString(w, notesSpec)
+	}))
+	defer spec.Close()
+	body, _ = json.Marshal(map[string]any{"source": spec.URL + "/openapi.yaml", "base_url": "http://127.0.0.1:9", "allow_private": true})
+	f.call(t, "POST", path, f.alice, string(body)).want(t, http.StatusOK).decode(t, &res)
+	if len(res.Skill.Tools) != 3 {
+		t.Errorf("re-import made %d tools, want 3", len(res.Skill.Tools))
+	}
+}
+
+func TestAPIImportRefusals(t *testing.T) {
+	f := mustAPIFixture(t)
+	path := "/api/v1/agents/shop/skills/notes/import"
+	tests := []struct {
+		name, body       string
+		status           int
+		code, field, msg string
+	}{
+		{"a local file", `{"source":"/etc/passwd"}`, 400, "invalid", "source", "http or https URL"},
+		{"a file URL", `{"source":"file:///etc/passwd"}`, 400, "invalid", "source", "http or https URL"},
+		{"neither", `{}`, 400, "invalid", "source", "exactly one"},
+		{"both", `{"source":"http://127.0.0.1:9/x","document":"openapi: 3.0.0"}`, 400, "invalid", "source", "exactly one"},
+		{"loopback without allow_private", `{"source":"http://127.0.0.1:9/openapi.json"}`, 400, "invalid", "source", ""},
+		{"not OpenAPI", `{"document":"hello: world"}`, 400, "invalid", "document", ""},
+		{"clash", `{"document":` + jsonString(notesSpec) + `,"base_url":"http://127.0.0.1:9","allow_private":true,"include":["listNotes"]}`, 0, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := f.call(t, "POST", path, f.alice, tt.body)
+			if tt.status == 0 {
+				r.want(t, http.StatusCreated)
+				return
+			}
+			r.wantError(t, tt.status, tt.code, tt.field, tt.msg)
+		})
+	}
+	// A second skill importing the same operation clashes with the first.
+	body := `{"document":` + jsonString(notesSpec) + `,"base_url":"http://127.0.0.1:9","allow_private":true,"include":["listNotes"]}`
+	f.call(t, "POST", "/api/v1/agents/shop/skills/again/import", f.alice, body).
+		wantError(t, http.StatusConflict, "conflict", "", `"listNotes" is served by both skill "notes" and skill "again"`)
+	prefixed := strings.Replace(body, `"include"`, `"prefix":"again_","include"`, 1)
+	f.call(t, "POST", "/api/v1/agents/shop/skills/again/import", f.alice, prefixed).want(t, http.StatusCreated)
+	if names := f.toolNames(t, "shop"); !slices.Contains(names, "again_listNotes") {
+		t.Errorf("served tools = %v, want again_listNotes", names)
+	}
+	f.call(t, "POST", path, f.shopKey, body).want(t, http.StatusForbidden)
+	f.call(t, "POST", "/api/v1/agents/bobs/skills/notes/import", f.alice, body).want(t, http.StatusNotFound)
+}
+
+// jsonString encodes s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,193 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/auth"
+)
+
+// keyCreate is the body of POST /api/v1/keys.
+type keyCreate struct {
+	Kind    mcpgate.KeyKind `json:"kind"`
+	AgentID string          `json:"agent_id"`
+	Name    string          `json:"name"`
+	// User names the user of a user key; only admins may name another.
+	User string `json:"user"`
+}
+
+// createdKey is a new key with its secret, which is shown this once.
+type createdKey struct {
+	*mcpgate.APIKey
+	Key string `json:"key"`
+}
+
+// handleKeyList lists the caller's keys: its user keys and the agent keys
+// of its agents; an admin's are every key. ?user=NAME and ?agent=ID narrow
+// the list.
+func (s *Server) handleKeyList(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.canWrite(); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	f, err := s.keyFilter(ctx, c, r.URL.Query().Get("user"), r.URL.Query().Get("agent"))
+	if err != nil {
+		return err
+	}
+	var keys []*mcpgate.APIKey
+	if f == (mcpgate.KeyFilter{}) && !c.isAdmin() {
+		keys, err = s.ownKeys(ctx, c)
+	} else {
+		keys, err = s.opts.Store.ListKeys(ctx, f)
+	}
+	if err != nil {
+		return err
+	}
+	if keys == nil {
+		keys = []*mcpgate.APIKey{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
+	return nil
+}
+
+// keyFilter checks the list's filters against what the caller may see.
+func (s *Server) keyFilter(ctx context.Context, c *caller, user, agentID string) (mcpgate.KeyFilter, error) {
+	var f mcpgate.KeyFilter
+	if agentID != "" {
+		a, err := s.readAgent(ctx, c, agentID)
+		if err != nil {
+			return f, err
+		}
+		f.AgentID = a.ID
+	}
+	switch {
+	case user == "":
+	case user == c.user.Name:
+		f.UserID = c.user.ID
+	case !c.isAdmin():
+		return f, mcpgate.Errorf(mcpgate.EFORBIDDEN, "only admin users may list other users' keys")
+	default:
+		u, err := s.userByName(ctx, "user", user)
+		if err != nil {
+			return f, err
+		}
+		f.UserID = u.ID
+	}
+	return f, nil
+}
+
+// ownKeys returns a user's user keys and the agent keys of the agents it
+// owns, newest first.
+func (s *Server) ownKeys(ctx context.Context, c *caller) ([]*mcpgate.APIKey, error) {
+	keys, err := s.opts.Store.ListKeys(ctx, mcpgate.KeyFilter{UserID: c.user.ID, Kind: mcpgate.KeyUser})
+	if err != nil {
+		return nil, err
+	}
+	agents, err := s.opts.Store.ListAgents(ctx, mcpgate.AgentFilter{OwnerID: c.user.ID})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range agents {
+		more, err := s.opts.Store.ListKeys(ctx, mcpgate.KeyFilter{AgentID: a.ID})
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, more...)
+	}
+	slices.SortStableFunc(keys, func(a, b *mcpgate.APIKey) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	})
+	return keys, nil
+}
+
+// handleKeyCreate makes a user key for the caller (or, for admins, the
+// named user) or an agent key for one of the caller's agents, and shows
+// its secret once, as "key".
+func (s *Server) handleKeyCreate(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.canWrite(); err != nil {
+		return err
+	}
+	var in keyCreate
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	k, secret, err := s.newKey(r.Context(), c, &in)
+	if err != nil {
+		return err
+	}
+	k.Source = mcpgate.SourceAPI
+	if err := s.opts.Store.CreateKey(r.Context(), k); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, createdKey{APIKey: k, Key: secret})
+	return nil
+}
+
+// newKey makes the key a request asks for.
+func (s *Server) newKey(ctx context.Context, c *caller, in *keyCreate) (*mcpgate.APIKey, string, error) {
+	switch in.Kind {
+	case mcpgate.KeyUser:
+		if in.AgentID != "" {
+			return nil, "", fieldErrorf(mcpgate.EINVALID, "agent_id", "a user key is for no one agent; leave agent_id out or ask for kind agent")
+		}
+		u, err := s.ownerFor(ctx, c, in.User)
+		if err != nil {
+			return nil, "", withField(err, "user")
+		}
+		k, secret := auth.NewKey(mcpgate.KeyUser, u.ID, "", in.Name)
+		return k, secret, nil
+	case mcpgate.KeyAgent:
+		if in.User != "" {
+			return nil, "", fieldErrorf(mcpgate.EINVALID, "user", "an agent key belongs to its agent's owner; leave user out")
+		}
+		if in.AgentID == "" {
+			return nil, "", fieldErrorf(mcpgate.EINVALID, "agent_id", "is required for an agent key")
+		}
+		a, err := s.readAgent(ctx, c, in.AgentID)
+		if err != nil {
+			return nil, "", err
+		}
+		k, secret := auth.NewKey(mcpgate.KeyAgent, a.OwnerID, a.ID, in.Name)
+		return k, secret, nil
+	}
+	return nil, "", fieldErrorf(mcpgate.EINVALID, "kind", "%q: use \"user\" (oag_…, every agent of the user) or \"agent\" (bak_…, one agent)", in.Kind)
+}
+
+// handleKeyRevoke revokes a key the caller may see; it stops working at
+// once.
+func (s *Server) handleKeyRevoke(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.canWrite(); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	k, err := s.opts.Store.FindKey(ctx, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if !s.mayManageKey(ctx, c, k) {
+		return notFound("key", k.ID)
+	}
+	if err := s.opts.Store.RevokeKey(ctx, k.ID, time.Now()); err != nil {
+		return err
+	}
+	s.forget([]*mcpgate.APIKey{k})
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// mayManageKey reports whether a key is the caller's: its own user key,
+// an agent key of one of its agents, or any key for an admin.
+func (s *Server) mayManageKey(ctx context.Context, c *caller, k *mcpgate.APIKey) bool {
+	switch {
+	case c.isAdmin():
+		return true
+	case k.Kind == mcpgate.KeyUser:
+		return k.UserID == c.user.ID
+	}
+	_, err := s.readAgent(ctx, c, k.AgentID)
+	return err == nil
+}

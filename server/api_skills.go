@@ -1,0 +1,267 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/registry"
+)
+
+// skillInput is the body that creates or replaces a skill, with the
+// config file's fields.
+type skillInput struct {
+	Name    string            `json:"name"`
+	Kind    mcpgate.SkillKind `json:"kind"`
+	Prefix  string            `json:"prefix"`
+	BaseURL string            `json:"base_url"`
+	// AllowPrivate lets the skill reach loopback and private addresses.
+	AllowPrivate bool              `json:"allow_private"`
+	Headers      map[string]string `json:"headers"`
+	Timeout      mcpgate.Duration  `json:"timeout"`
+	// AutoApprove is true when absent; false is refused, as by the config
+	// file, until the approval gate exists.
+	AutoApprove      *bool            `json:"auto_approve"`
+	ApprovalTimeout  mcpgate.Duration `json:"approval_timeout"`
+	MaxResponseBytes int64            `json:"max_response_bytes"`
+	Tools            []*mcpgate.Tool  `json:"tools"`
+}
+
+// skill returns the skill the input describes; kind defaults to rest.
+func (in *skillInput) skill(agentID string) *mcpgate.Skill {
+	s := &mcpgate.Skill{
+		AgentID: agentID, Name: in.Name, Kind: in.Kind, Prefix: in.Prefix, BaseURL: in.BaseURL,
+		AllowPrivate: in.AllowPrivate, Headers: in.Headers, Timeout: in.Timeout, AutoApprove: true,
+		ApprovalTimeout: in.ApprovalTimeout, MaxResponseBytes: in.MaxResponseBytes, Tools: in.Tools,
+	}
+	setIf(&s.AutoApprove, in.AutoApprove)
+	if s.Kind == "" {
+		s.Kind = mcpgate.SkillREST
+	}
+	return s
+}
+
+// handleSkillList lists an agent's skills with their tools.
+func (s *Server) handleSkillList(w http.ResponseWriter, r *http.Request, c *caller) error {
+	a, err := s.readAgent(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	skills, err := s.opts.Store.ListSkills(r.Context(), a.ID)
+	if err != nil {
+		return err
+	}
+	if skills == nil {
+		skills = []*mcpgate.Skill{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"skills": skills})
+	return nil
+}
+
+// handleSkillGet shows one skill with its tools.
+func (s *Server) handleSkillGet(w http.ResponseWriter, r *http.Request, c *caller) error {
+	sk, err := s.readSkill(r.Context(), c, r.PathValue("id"), r.PathValue("skill"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sk)
+	return nil
+}
+
+// readSkill returns a skill of an agent the caller may read.
+func (s *Server) readSkill(ctx context.Context, c *caller, agentID, name string) (*mcpgate.Skill, error) {
+	a, err := s.readAgent(ctx, c, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return s.opts.Store.FindSkill(ctx, a.ID, name)
+}
+
+// handleSkillCreate adds a skill with its tools; ECONFLICT if the agent
+// has one of that name.
+func (s *Server) handleSkillCreate(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var in skillInput
+	a, err := s.decodeForAgent(w, r, c, &in)
+	if err != nil {
+		return err
+	}
+	sk, err := s.editSkill(r.Context(), a.ID, in.Name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		if cur != nil {
+			return nil, fieldErrorf(mcpgate.ECONFLICT, "name", "agent %q has a skill %q already; PUT it to replace it", a.ID, in.Name)
+		}
+		return in.skill(a.ID), nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, sk)
+	return nil
+}
+
+// handleSkillPut creates or replaces a skill with its tools.
+func (s *Server) handleSkillPut(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var in skillInput
+	a, err := s.decodeForAgent(w, r, c, &in)
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("skill")
+	if err := samePathName("name", in.Name, name); err != nil {
+		return err
+	}
+	in.Name = name
+	created := false
+	sk, err := s.editSkill(r.Context(), a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		created = cur == nil
+		return in.skill(a.ID), nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, createdOrOK(created), sk)
+	return nil
+}
+
+// handleSkillDelete removes a skill and its tools.
+func (s *Server) handleSkillDelete(w http.ResponseWriter, r *http.Request, c *caller) error {
+	a, err := s.writeAgent(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("skill")
+	_, err = s.editSkill(r.Context(), a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		if cur == nil {
+			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, name)
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// decodeForAgent checks that the caller may change the path's agent, then
+// reads the body into v.
+func (s *Server) decodeForAgent(w http.ResponseWriter, r *http.Request, c *caller, v any) (*mcpgate.Agent, error) {
+	a, err := s.writeAgent(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return a, decodeJSON(w, r, v)
+}
+
+// samePathName refuses a body whose name differs from the path's.
+func samePathName(field, body, path string) error {
+	if body != "" && body != path {
+		return fieldErrorf(mcpgate.EINVALID, field, "%q differs from the name in the path, %q; leave it out or make them equal", body, path)
+	}
+	return nil
+}
+
+// createdOrOK is 201 for a created resource and 200 for a replaced one.
+func createdOrOK(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+// skillEdit returns the new state of a skill from its current one (nil
+// when it does not exist); a nil result deletes it. It may run twice.
+type skillEdit func(cur *mcpgate.Skill) (*mcpgate.Skill, error)
+
+// skillPlan is an edit applied to an agent's skills and checked.
+type skillPlan struct {
+	gen  int64          // the store's generation the skills were read at
+	next *mcpgate.Skill // nil: delete the skill
+}
+
+// editSkill changes one skill of an agent the way the config file does:
+// it loads the agent's skills, applies edit, checks the new skill with the
+// config file's checks and all the agent's skills with registry.Check
+// (ECONFLICT naming both skills of a clashing tool name), then puts or
+// deletes the skill. The checks, which compile every schema, run before
+// the write transaction; inside it they run again only when something
+// changed in between. A new skill gets Source api; a replaced one keeps
+// its Source. The registry then reloads.
+func (s *Server) editSkill(ctx context.Context, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
+	plan, err := planSkill(ctx, s.opts.Store, agentID, name, edit)
+	if err != nil {
+		return nil, err
+	}
+	err = s.opts.Store.Tx(ctx, func(tx mcpgate.Store) error {
+		gen, err := tx.Generation(ctx)
+		if err != nil {
+			return err
+		}
+		if gen != plan.gen {
+			if plan, err = planSkill(ctx, tx, agentID, name, edit); err != nil {
+				return err
+			}
+		}
+		if plan.next == nil {
+			return tx.DeleteSkill(ctx, agentID, name)
+		}
+		return tx.PutSkill(ctx, plan.next)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.changed(ctx)
+	return plan.next, nil
+}
+
+// planSkill reads the agent's skills from st, applies edit and checks the
+// result.
+func planSkill(ctx context.Context, st mcpgate.Store, agentID, name string, edit skillEdit) (*skillPlan, error) {
+	gen, err := st.Generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	skills, err := st.ListSkills(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	var cur *mcpgate.Skill
+	if i := skillIndex(skills, name); i >= 0 {
+		cur = skills[i]
+	}
+	next, err := edit(cur)
+	switch {
+	case err != nil:
+		return nil, err
+	case next == nil:
+		return &skillPlan{gen: gen}, nil
+	}
+	return &skillPlan{gen: gen, next: next}, checkSkills(skills, cur, next)
+}
+
+// checkSkills checks next, replacing cur, against the agent's skills.
+func checkSkills(skills []*mcpgate.Skill, cur, next *mcpgate.Skill) error {
+	next.Source = mcpgate.SourceAPI
+	if cur != nil {
+		next.Source = cur.Source
+	}
+	if err := checkSkill(next.AgentID, next); err != nil {
+		return err
+	}
+	all := append([]*mcpgate.Skill(nil), skills...)
+	if i := skillIndex(all, next.Name); i >= 0 {
+		all[i] = next
+	} else {
+		all = append(all, next)
+	}
+	return registry.Check(all)
+}
+
+// skillIndex returns the index of the named skill, or -1.
+func skillIndex(skills []*mcpgate.Skill, name string) int {
+	for i, s := range skills {
+		if s.Name == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// handleToolList lists a skill's tools.
+func (s *Server) handleToolList(w http.ResponseWriter, r *http.Request, c *caller) error {
+	sk, err := s.readSkill(r.Context(), c, r.PathValue("id"), r.PathValue("skill"))
+	if err != nil {
+		return err
+	}
+	tools := sk.Tools
+	if tools == nil {
+		tools = []*mcpgate.Tool{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tools": tools})
+	return nil
+}
+
+// handleToolGet shows one tool.
+func (s *Server) handleToolGet(w http.ResponseWriter, r *http.Request, c *caller) error {
+	sk, err := s.readSkill(r.Context(), c, r.PathValue("id"), r.PathValue("skill"))
+	if err != nil {
+		return err
+	}
+	i := toolIndex(sk, r.PathValue("tool"))
+	if i < 0 {
+		return noTool(sk, r.PathValue("tool"))
+	}
+	writeJSON(w, http.StatusOK, sk.Tools[i])
+	return nil
+}
+
+// handleToolCreate adds a tool to a skill; ECONFLICT if the skill has one
+// of that name.
+func (s *Server) handleToolCreate(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var t mcpgate.Tool
+	a, err := s.decodeForAgent(w, r, c, &t)
+	if err != nil {
+		return err
+	}
+	_, err = s.editSkill(r.Context(), a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		if cur == nil {
+			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
+		}
+		if toolIndex(cur, t.Name) >= 0 {
+			return nil, fieldErrorf(mcpgate.ECONFLICT, "name", "skill %q has a tool %q already; PUT it to replace it", cur.Name, t.Name)
+		}
+		cur.Tools = append(cur.Tools, &t)
+		return cur, nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, &t)
+	return nil
+}
+
+// handleToolPut creates or replaces a tool of a skill.
+func (s *Server) handleToolPut(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var t mcpgate.Tool
+	a, err := s.decodeForAgent(w, r, c, &t)
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("tool")
+	if err := samePathName("name", t.Name, name); err != nil {
+		return err
+	}
+	t.Name = name
+	created := false
+	_, err = s.editSkill(r.Context(), a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		if cur == nil {
+			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
+		}
+		if i := toolIndex(cur, name); i >= 0 {
+			cur.Tools[i] = &t
+		} else {
+			created = true
+			cur.Tools = append(cur.Tools, &t)
+		}
+		return cur, nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, createdOrOK(created), &t)
+	return nil
+}
+
+// handleToolDelete removes a tool from its skill. A skill keeps at least
+// one tool, as in the config file: delete the skill to remove the last.
+func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *caller) error {
+	a, err := s.writeAgent(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("tool")
+	_, err = s.editSkill(r.Context(), a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		if cur == nil {
+			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
+		}
+		i := toolIndex(cur, name)
+		if i < 0 {
+			return nil, noTool(cur, name)
+		}
+		if len(cur.Tools) == 1 {
+			return nil, fieldErrorf(mcpgate.EINVALID, "tools", "%q is the last tool of skill %q, which needs at least one; delete the skill instead", name, cur.Name)
+		}
+		cur.Tools = slices.Delete(cur.Tools, i, i+1)
+		return cur, nil
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// toolIndex returns the index of a skill's named tool, or -1.
+func toolIndex(sk *mcpgate.Skill, name string) int {
+	return slices.IndexFunc(sk.Tools, func(t *mcpgate.Tool) bool { return t.Name == name })
+}
+
+// noTool is ENOTFOUND for a tool a skill lacks.
+func noTool(sk *mcpgate.Skill, name string) error {
+	return mcpgate.Errorf(mcpgate.ENOTFOUND, "skill %q of agent %q has no tool %q", sk.Name, sk.AgentID, name)
+}
