@@ -61,7 +61,7 @@ func toRPCError(err error) *rpcError {
 
 // conditionData describes a gateway condition for error.data.
 func conditionData(err error, code string) *errorData {
-	d := &errorData{Reason: code, Status: httpStatus(code)}
+	d := &errorData{Reason: code, Status: HTTPStatus(code)}
 	var e *mcpgate.Error
 	if errors.As(err, &e) {
 		d.RetryAfterMS = e.RetryAfterMS
@@ -69,8 +69,9 @@ func conditionData(err error, code string) *errorData {
 	return d
 }
 
-// httpStatus returns the HTTP status for an mcpgate error code.
-func httpStatus(code string) int {
+// HTTPStatus returns the HTTP status for an mcpgate error code: the one
+// mapping every HTTP edge of the gateway uses.
+func HTTPStatus(code string) int {
 	switch code {
 	case mcpgate.EUNAUTHORIZED:
 		return http.StatusUnauthorized

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/mcp"
 )
 
 // apiError is a management API error that says which field of the request
@@ -64,7 +65,7 @@ type apiErrorDetail struct {
 func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, err error) {
 	code := mcpgate.ErrorCode(err)
 	body := apiErrorBody{Error: apiErrorDetail{Code: code, Message: mcpgate.ErrorMessage(err)}}
-	status := apiStatus(code)
+	status := mcp.HTTPStatus(code)
 	var ae *apiError
 	if errors.As(err, &ae) {
 		body.Error.Field = ae.Field
@@ -80,27 +81,6 @@ func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, err error
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpgate"`)
 	}
 	writeJSON(w, status, body)
-}
-
-// apiStatus is the HTTP status of an error code.
-func apiStatus(code string) int {
-	switch code {
-	case mcpgate.EINVALID:
-		return http.StatusBadRequest
-	case mcpgate.EUNAUTHORIZED:
-		return http.StatusUnauthorized
-	case mcpgate.EFORBIDDEN:
-		return http.StatusForbidden
-	case mcpgate.ENOTFOUND:
-		return http.StatusNotFound
-	case mcpgate.ECONFLICT:
-		return http.StatusConflict
-	case mcpgate.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case mcpgate.ETIMEOUT:
-		return http.StatusGatewayTimeout
-	}
-	return http.StatusInternalServerError
 }
 
 // notFound is ENOTFOUND for a kind of resource and its name.

@@ -16,6 +16,7 @@ func TestImports(t *testing.T) {
 		"github.com/mcpgate/mcpgate":          true,
 		"github.com/mcpgate/mcpgate/netguard": true,
 		"github.com/mcpgate/mcpgate/registry": true,
+		"github.com/mcpgate/mcpgate/rest":     true,
 		"go.yaml.in/yaml/v3":                  true,
 	}
 	entries, err := os.ReadDir(".")

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpgate/mcpgate/rest"
 )
 
 // param is one resolved parameter of an operation.
@@ -141,7 +143,7 @@ func (b *toolBuilder) skipParam(p param) (bool, error) {
 		if slices.Contains(ignoredHeaders, strings.ToLower(p.name)) || b.sec.hasHeader(p.name) {
 			return true, nil
 		}
-		if !validToken(p.name) {
+		if !rest.ValidToken(p.name) {
 			return true, fmt.Errorf("header parameter %q is not a valid header name", p.name)
 		}
 	case "query":

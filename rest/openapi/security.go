@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpgate/mcpgate/rest"
 )
 
 // credentials are what the security schemes a document uses become: skill
@@ -92,7 +94,7 @@ func (c *credentials) add(scheme map[string]any, env string) error {
 
 // setHeader adds a skill header, unless another scheme already set it.
 func (c *credentials) setHeader(name, value, env string) error {
-	if !validToken(name) {
+	if !rest.ValidToken(name) {
 		return fmt.Errorf("header name %q is not valid", name)
 	}
 	for h := range c.headers {
@@ -150,19 +152,4 @@ func envName(skill, scheme string, taken []string) string {
 		name = base + "_" + strconv.Itoa(i)
 	}
 	return name
-}
-
-// validToken reports whether name is an HTTP token, as header names must
-// be.
-func validToken(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
