@@ -32,9 +32,12 @@ function fail(stage, e) {
   if (e && e.data !== undefined) report.error.data = e.data;
 }
 
+// finish prints the report and exits once it is written (a pipe takes 64
+// KiB at a time, and exiting sooner would cut a large report off); the
+// promise it returns never settles, so `await finish(…)` ends the script.
 function finish(code) {
-  process.stdout.write(JSON.stringify(report) + '\n');
-  process.exit(code);
+  process.stdout.write(JSON.stringify(report) + '\n', () => process.exit(code));
+  return new Promise(() => {});
 }
 
 const client = new Client({ name: 'mcpgate-e2e', version: '1.0.0' }, { capabilities: {} });
@@ -47,7 +50,7 @@ try {
   await client.connect(transport, timeout);
 } catch (e) {
   fail('initialize', e);
-  finish(1);
+  await finish(1);
 }
 report.server = {
   protocolVersion: transport.protocolVersion ?? null,
@@ -97,4 +100,4 @@ if (plan.delete !== false && transport.sessionId) {
   }
 }
 await client.close().catch(() => {});
-finish(code);
+await finish(code);

@@ -13,10 +13,10 @@ import (
 
 // importConfig holds the flags of `mcpgate import openapi`.
 type importConfig struct {
-	source, agent, skill, baseURL string
-	include, exclude              stringList
-	allowPrivate                  bool
-	store                         storeFlags
+	source, agent, skill, baseURL, prefix string
+	include, exclude                      stringList
+	allowPrivate                          bool
+	store                                 storeFlags
 }
 
 // runImport runs `mcpgate import openapi`.
@@ -32,6 +32,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&c.skill, "skill", "", "the rest skill to create or replace with the imported tools")
 	fs.Var(&c.include, "include", "import only operations whose tool name, operationId or \"METHOD /path\" matches (repeatable)")
 	fs.Var(&c.exclude, "exclude", "leave out operations that match (repeatable)")
+	fs.StringVar(&c.prefix, "prefix", "", "put this before each tool's name, to keep names unique on the agent")
 	fs.StringVar(&c.baseURL, "base-url", "", "the API's base URL, instead of the document's servers[0]")
 	fs.BoolVar(&c.allowPrivate, "allow-private", false, "let the skill (and the document's download) reach loopback and private addresses")
 	var err error
@@ -64,7 +65,7 @@ func importOpenAPI(ctx context.Context, env *Env, s mcpgate.Store, c *importConf
 		return err
 	}
 	skill := res.Skill(c.agent, c.skill)
-	skill.AllowPrivate, skill.Source = c.allowPrivate, mcpgate.SourceCLI
+	skill.Prefix, skill.AllowPrivate, skill.Source = c.prefix, c.allowPrivate, mcpgate.SourceCLI
 	if err := putChecked(ctx, s, skill); err != nil {
 		return err
 	}
