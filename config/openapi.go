@@ -58,7 +58,8 @@ func (d *decoder) openapiTools(f *fields, s *mcpgate.Skill, source string) []*to
 
 // importDocument loads, parses and imports an OpenAPI document.
 func (d *decoder) importDocument(s *mcpgate.Skill, source string, include, exclude []string) (*openapi.Result, error) {
-	isURL := strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://")
+	lower := strings.ToLower(source)
+	isURL := strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
 	path := source
 	if !isURL && !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(d.file), path)

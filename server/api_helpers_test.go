@@ -199,7 +199,7 @@ func skillJSON(name string, tools ...string) string {
 	for _, t := range tools {
 		ts = append(ts, toolJSON(t))
 	}
-	return `{"name":"` + name + `","kind":"rest","base_url":"http://127.0.0.1:9","allow_private":true,"tools":[` + strings.Join(ts, ",") + `]}`
+	return `{"name":"` + name + `","kind":"rest","base_url":"https://api.example.com","tools":[` + strings.Join(ts, ",") + `]}`
 }
 
 // toolJSON is a tool posting its arguments to /echo.

@@ -55,7 +55,7 @@ func (s *Server) handleSkillImport(w http.ResponseWriter, r *http.Request, c *ca
 		return err
 	}
 	created := false
-	sk, err := s.editSkill(r.Context(), a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	sk, err := s.editSkill(r.Context(), c, a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		created = cur == nil
 		sk := res.Skill(a.ID, name)
 		sk.Prefix, sk.AllowPrivate = in.Prefix, in.AllowPrivate

@@ -55,9 +55,9 @@ type importReply struct {
 func TestAPIImport(t *testing.T) {
 	f := mustAPIFixture(t)
 	path := "/api/v1/agents/shop/skills/notes/import"
-	body, _ := json.Marshal(map[string]any{"document": notesSpec, "base_url": "http://127.0.0.1:9/v1", "allow_private": true, "exclude": []string{"deleteNote"}})
+	body, _ := json.Marshal(map[string]any{"document": notesSpec, "base_url": "https://api.example.com/v1", "exclude": []string{"deleteNote"}})
 	var res importReply
-	f.call(t, "POST", path, f.alice, string(body)).want(t, http.StatusCreated).decode(t, &res)
+	f.call(t, "POST", path, f.root, string(body)).want(t, http.StatusCreated).decode(t, &res)
 	var names []string
 	for _, tool := range res.Skill.Tools {
 		names = append(names, tool.Name)
@@ -65,7 +65,7 @@ func TestAPIImport(t *testing.T) {
 	if diff := cmp.Diff([]string{"createNote", "listNotes"}, names); diff != "" {
 		t.Errorf("imported tools (-want +got):\n%s", diff)
 	}
-	if res.Skill.BaseURL != "http://127.0.0.1:9/v1" || len(res.Secrets) != 1 || res.Skill.Headers["X-Api-Key"] != "${env:"+res.Secrets[0]+"}" || res.Skill.Source != "api" {
+	if res.Skill.BaseURL != "https://api.example.com/v1" || len(res.Secrets) != 1 || res.Skill.Headers["X-Api-Key"] != "${env:"+res.Secrets[0]+"}" || res.Skill.Source != "api" {
 		t.Errorf("import = %+v", res)
 	}
 	if diff := cmp.Diff([]string{"createNote", "echo", "listNotes"}, f.toolNames(t, "shop")); diff != "" {
@@ -79,7 +79,7 @@ func TestAPIImport(t *testing.T) {
 	}))
 	defer spec.Close()
 	body, _ = json.Marshal(map[string]any{"source": spec.URL + "/openapi.yaml", "base_url": "http://127.0.0.1:9", "allow_private": true})
-	f.call(t, "POST", path, f.alice, string(body)).want(t, http.StatusOK).decode(t, &res)
+	f.call(t, "POST", path, f.root, string(body)).want(t, http.StatusOK).decode(t, &res)
 	if len(res.Skill.Tools) != 3 {
 		t.Errorf("re-import made %d tools, want 3", len(res.Skill.Tools))
 	}
@@ -99,11 +99,11 @@ func TestAPIImportRefusals(t *testing.T) {
 		{"both", `{"source":"http://127.0.0.1:9/x","document":"openapi: 3.0.0"}`, 400, "invalid", "source", "exactly one"},
 		{"loopback without allow_private", `{"source":"http://127.0.0.1:9/openapi.json"}`, 400, "invalid", "source", ""},
 		{"not OpenAPI", `{"document":"hello: world"}`, 400, "invalid", "document", ""},
-		{"clash", `{"document":` + jsonString(notesSpec) + `,"base_url":"http://127.0.0.1:9","allow_private":true,"include":["listNotes"]}`, 0, "", "", ""},
+		{"clash", `{"document":` + jsonString(notesSpec) + `,"base_url":"https://api.example.com","include":["listNotes"]}`, 0, "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := f.call(t, "POST", path, f.alice, tt.body)
+			r := f.call(t, "POST", path, f.root, tt.body)
 			if tt.status == 0 {
 				r.want(t, http.StatusCreated)
 				return
@@ -112,11 +112,11 @@ func TestAPIImportRefusals(t *testing.T) {
 		})
 	}
 	// A second skill importing the same operation clashes with the first.
-	body := `{"document":` + jsonString(notesSpec) + `,"base_url":"http://127.0.0.1:9","allow_private":true,"include":["listNotes"]}`
-	f.call(t, "POST", "/api/v1/agents/shop/skills/again/import", f.alice, body).
+	body := `{"document":` + jsonString(notesSpec) + `,"base_url":"https://api.example.com","include":["listNotes"]}`
+	f.call(t, "POST", "/api/v1/agents/shop/skills/again/import", f.root, body).
 		wantError(t, http.StatusConflict, "conflict", "", `"listNotes" is served by both skill "notes" and skill "again"`)
 	prefixed := strings.Replace(body, `"include"`, `"prefix":"again_","include"`, 1)
-	f.call(t, "POST", "/api/v1/agents/shop/skills/again/import", f.alice, prefixed).want(t, http.StatusCreated)
+	f.call(t, "POST", "/api/v1/agents/shop/skills/again/import", f.root, prefixed).want(t, http.StatusCreated)
 	if names := f.toolNames(t, "shop"); !slices.Contains(names, "again_listNotes") {
 		t.Errorf("served tools = %v, want again_listNotes", names)
 	}
@@ -128,4 +128,24 @@ func TestAPIImportRefusals(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestAPIOperatorPowers checks that only administrators may write skills
+// that read the gateway's environment or reach private networks, whether by
+// hand or by import, and may not edit such a skill either.
+func TestAPIOperatorPowers(t *testing.T) {
+	f := mustAPIFixture(t)
+	skills := "/api/v1/agents/shop/skills"
+	withSecret := `{"name":"leak","base_url":"https://api.example.com","headers":{"X-Leak":"${env:MCPGATE_DB}"},"tools":[` + toolJSON("t") + `]}`
+	private := `{"name":"inside","base_url":"http://127.0.0.1:9","allow_private":true,"tools":[` + toolJSON("t") + `]}`
+	inQuery := `{"name":"q","base_url":"https://api.example.com","tools":[{"name":"t","input_schema":{"type":"object"},"request":{"path":"/","query":{"k":"${env:SECRET}"}}}]}`
+	f.call(t, "POST", skills, f.alice, withSecret).wantError(t, http.StatusForbidden, "forbidden", "headers.X-Leak", "only an administrator")
+	f.call(t, "POST", skills, f.alice, private).wantError(t, http.StatusForbidden, "forbidden", "allow_private", "only an administrator")
+	f.call(t, "POST", skills, f.alice, inQuery).wantError(t, http.StatusForbidden, "forbidden", "tools[0].request.query.k", "only an administrator")
+	imp, _ := json.Marshal(map[string]any{"document": notesSpec, "base_url": "https://api.example.com/v1"})
+	f.call(t, "POST", skills+"/notes/import", f.alice, string(imp)).wantError(t, http.StatusForbidden, "forbidden", "headers.X-Api-Key", "only an administrator")
+
+	f.call(t, "POST", skills, f.root, withSecret).want(t, http.StatusCreated)
+	f.call(t, "POST", skills+"/leak/tools", f.alice, toolJSON("more")).wantError(t, http.StatusForbidden, "forbidden", "headers.X-Leak", "only an administrator")
+	f.call(t, "DELETE", skills+"/leak", f.alice, "").want(t, http.StatusNoContent)
 }

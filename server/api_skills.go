@@ -85,7 +85,7 @@ func (s *Server) handleSkillCreate(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
-	sk, err := s.editSkill(r.Context(), a.ID, in.Name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	sk, err := s.editSkill(r.Context(), c, a.ID, in.Name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur != nil {
 			return nil, fieldErrorf(mcpgate.ECONFLICT, "name", "agent %q has a skill %q already; PUT it to replace it", a.ID, in.Name)
 		}
@@ -111,7 +111,7 @@ func (s *Server) handleSkillPut(w http.ResponseWriter, r *http.Request, c *calle
 	}
 	in.Name = name
 	created := false
-	sk, err := s.editSkill(r.Context(), a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	sk, err := s.editSkill(r.Context(), c, a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		created = cur == nil
 		return in.skill(a.ID), nil
 	})
@@ -129,7 +129,7 @@ func (s *Server) handleSkillDelete(w http.ResponseWriter, r *http.Request, c *ca
 		return err
 	}
 	name := r.PathValue("skill")
-	_, err = s.editSkill(r.Context(), a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	_, err = s.editSkill(r.Context(), c, a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur == nil {
 			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, name)
 		}
@@ -185,12 +185,21 @@ type skillPlan struct {
 // deletes the skill. The checks, which compile every schema, run before
 // the write transaction; inside it they run again only when something
 // changed in between. A new skill gets Source api; a replaced one keeps
-// its Source. The registry then reloads.
-func (s *Server) editSkill(ctx context.Context, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
-	plan, err := planSkill(ctx, s.opts.Store, agentID, name, edit)
+// its Source. Only an administrator may write a skill that uses operator
+// powers (see operatorOnly). The registry then reloads.
+func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
+	guarded := func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		next, err := edit(cur)
+		if err == nil && next != nil {
+			err = operatorOnly(c, next)
+		}
+		return next, err
+	}
+	plan, err := planSkill(ctx, s.opts.Store, agentID, name, guarded)
 	if err != nil {
 		return nil, err
 	}
+	edit = guarded
 	err = s.opts.Store.Tx(ctx, func(tx mcpgate.Store) error {
 		gen, err := tx.Generation(ctx)
 		if err != nil {

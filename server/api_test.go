@@ -140,7 +140,7 @@ func TestAPIToolNameClash(t *testing.T) {
 	f := mustAPIFixture(t)
 	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, skillJSON("second", "echo")).
 		wantError(t, http.StatusConflict, "conflict", "", `tool name "echo" is served by both skill "api" and skill "second"`)
-	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, `{"name":"second","prefix":"s_","base_url":"http://127.0.0.1:9","allow_private":true,"tools":[`+toolJSON("echo")+`]}`).
+	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, `{"name":"second","prefix":"s_","base_url":"https://api.example.com","tools":[`+toolJSON("echo")+`]}`).
 		want(t, http.StatusCreated)
 	f.call(t, "PUT", "/api/v1/agents/shop/skills/second/tools/x", f.alice, toolJSON("x")).want(t, http.StatusCreated)
 	f.call(t, "PUT", "/api/v1/agents/shop/skills/api/tools/s_x", f.alice, toolJSON("s_x")).
@@ -160,13 +160,13 @@ func TestAPIValidation(t *testing.T) {
 		{"not JSON", skills, `{"name":`, 400, "invalid", "", "ends in the middle"},
 		{"two values", skills, `{} {}`, 400, "invalid", "", "nothing after it"},
 		{"kind mcp", skills, `{"name":"x","kind":"mcp","tools":[` + toolJSON("t") + `]}`, 400, "invalid", "kind", "not available in this version"},
-		{"approval", skills, `{"name":"x","auto_approve":false,"base_url":"http://127.0.0.1:9","allow_private":true,"tools":[` + toolJSON("t") + `]}`, 400, "invalid", "auto_approve", "approval gate"},
-		{"literal secret", skills, `{"name":"x","base_url":"http://127.0.0.1:9","allow_private":true,"headers":{"Authorization":"Bearer abc"},"tools":[` + toolJSON("t") + `]}`, 400, "invalid", "headers.Authorization", "${env:NAME}"},
+		{"approval", skills, `{"name":"x","auto_approve":false,"base_url":"https://api.example.com","tools":[` + toolJSON("t") + `]}`, 400, "invalid", "auto_approve", "approval gate"},
+		{"literal secret", skills, `{"name":"x","base_url":"https://api.example.com","headers":{"Authorization":"Bearer abc"},"tools":[` + toolJSON("t") + `]}`, 400, "invalid", "headers.Authorization", "${env:NAME}"},
 		{"private without allow_private", skills, `{"name":"x","base_url":"http://127.0.0.1:9","tools":[` + toolJSON("t") + `]}`, 400, "invalid", "base_url", "allow_private"},
-		{"no tools", skills, `{"name":"x","base_url":"http://127.0.0.1:9","allow_private":true}`, 400, "invalid", "tools", "at least one tool"},
-		{"bad schema", skills, `{"name":"x","base_url":"http://127.0.0.1:9","allow_private":true,"tools":[{"name":"t","input_schema":{"type":"string"},"request":{"path":"/"}}]}`, 400, "invalid", "tools[0].input_schema", `"type": "object"`},
-		{"undeclared argument", skills, `{"name":"x","base_url":"http://127.0.0.1:9","allow_private":true,"tools":[{"name":"t","input_schema":{"type":"object"},"request":{"path":"/{id}"}}]}`, 400, "invalid", "tools[0].request", `"id"`},
-		{"bad skill name", skills, `{"name":"a b","base_url":"http://127.0.0.1:9","allow_private":true,"tools":[` + toolJSON("t") + `]}`, 400, "invalid", "name", "skill name"},
+		{"no tools", skills, `{"name":"x","base_url":"https://api.example.com"}`, 400, "invalid", "tools", "at least one tool"},
+		{"bad schema", skills, `{"name":"x","base_url":"https://api.example.com","tools":[{"name":"t","input_schema":{"type":"string"},"request":{"path":"/"}}]}`, 400, "invalid", "tools[0].input_schema", `"type": "object"`},
+		{"undeclared argument", skills, `{"name":"x","base_url":"https://api.example.com","tools":[{"name":"t","input_schema":{"type":"object"},"request":{"path":"/{id}"}}]}`, 400, "invalid", "tools[0].request", `"id"`},
+		{"bad skill name", skills, `{"name":"a b","base_url":"https://api.example.com","tools":[` + toolJSON("t") + `]}`, 400, "invalid", "name", "skill name"},
 		{"bad duration", skills, `{"name":"x","timeout":5}`, 400, "invalid", "timeout", "duration"},
 		{"bad body form", skills + "/api/tools", `{"name":"t","input_schema":{"type":"object"},"request":{"path":"/","body":"some"}}`, 400, "invalid", "", "body"},
 		{"too large", skills, `{"name":"` + strings.Repeat("x", 1<<20) + `"}`, 413, "too_large", "", "larger than"},
@@ -338,7 +338,7 @@ func TestAPIUsers(t *testing.T) {
 
 func TestAPIWholeArgumentBody(t *testing.T) {
 	f := mustAPIFixture(t)
-	skill := `{"name":"bulk","base_url":"http://127.0.0.1:9","allow_private":true,"tools":[{"name":"put_rows",
+	skill := `{"name":"bulk","base_url":"https://api.example.com","tools":[{"name":"put_rows",
 		"input_schema":{"type":"object","properties":{"rows":{"type":"array"}}},"request":{"method":"POST","path":"/rows","body":"{rows}"}}]}`
 	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, skill).want(t, http.StatusCreated)
 	var tool struct {

@@ -43,7 +43,7 @@ func (s *Server) handleToolCreate(w http.ResponseWriter, r *http.Request, c *cal
 	if err != nil {
 		return err
 	}
-	_, err = s.editSkill(r.Context(), a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	_, err = s.editSkill(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur == nil {
 			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
 		}
@@ -73,7 +73,7 @@ func (s *Server) handleToolPut(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	t.Name = name
 	created := false
-	_, err = s.editSkill(r.Context(), a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	_, err = s.editSkill(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur == nil {
 			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
 		}
@@ -100,7 +100,7 @@ func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *cal
 		return err
 	}
 	name := r.PathValue("tool")
-	_, err = s.editSkill(r.Context(), a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	_, err = s.editSkill(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur == nil {
 			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
 		}

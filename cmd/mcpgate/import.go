@@ -75,7 +75,8 @@ func importOpenAPI(ctx context.Context, env *Env, s mcpgate.Store, c *importConf
 
 // putChecked puts a skill after the config file's checks of it and a check
 // of the agent's skills as a whole, with the new one in place of any of the
-// same name: the same checks the file and the API run.
+// same name: the same checks the file and the API run. A replaced skill
+// keeps its Source, so one the config file owns stays the file's.
 func putChecked(ctx context.Context, s mcpgate.Store, skill *mcpgate.Skill) error {
 	if err := config.CheckSkill(skill.AgentID, skill); err != nil {
 		return err
@@ -88,6 +89,8 @@ func putChecked(ctx context.Context, s mcpgate.Store, skill *mcpgate.Skill) erro
 	for _, other := range skills {
 		if other.Name != skill.Name {
 			all = append(all, other)
+		} else {
+			skill.Source = other.Source
 		}
 	}
 	if err := registry.Check(all); err != nil {

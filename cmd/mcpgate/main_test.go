@@ -117,11 +117,14 @@ func (b *testBackend) handleBlock(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// testConfig is the config file of the test gateway. BACKEND and CLOSED
+// testConfig is the config file of the test gateway; alice is an
+// administrator, as writing skills that reach the loopback backend over the
+// management API needs one. BACKEND and CLOSED
 // are replaced by the backend's URL and a URL nothing listens on; EXTRA
 // by more tools of the api skill.
 const testConfig = `users:
   - name: alice
+    admin: true
   - name: bob
 agents:
   - id: shop

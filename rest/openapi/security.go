@@ -44,14 +44,13 @@ func (d *Document) security(skill string) *credentials {
 }
 
 // schemesUsed returns the names of the schemes the global security
-// requirement lists, or, if it lists none, those any operation lists.
+// requirement and every operation's list: an operation may need a scheme
+// the document's default does not, and its credentials must not be lost.
 func (d *Document) schemesUsed() []string {
 	names := map[string]bool{}
 	addRequirements(names, d.root["security"])
-	if len(names) == 0 {
-		for _, op := range d.operations() {
-			addRequirements(names, op.op["security"])
-		}
+	for _, op := range d.operations() {
+		addRequirements(names, op.op["security"])
 	}
 	return slices.Sorted(maps.Keys(names))
 }

@@ -124,3 +124,31 @@ func TestEnvName(t *testing.T) {
 		})
 	}
 }
+
+func TestOperationSecurityIsKept(t *testing.T) {
+	const spec = `openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: "https://api.example.com"}]
+security: [{key: []}]
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: X-Key}
+    token: {type: http, scheme: bearer}
+paths:
+  /a:
+    get: {operationId: a, responses: {"200": {description: ok}}}
+  /b:
+    get: {operationId: b, security: [{token: []}], responses: {"200": {description: ok}}}
+`
+	doc, err := Parse([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Import(doc, &Options{Skill: "imp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Headers["X-Key"] != "${env:IMP_KEY}" || res.Headers["Authorization"] != "Bearer ${env:IMP_TOKEN}" {
+		t.Errorf("headers = %v; want both the document's and the operation's scheme", res.Headers)
+	}
+}
