@@ -283,7 +283,7 @@ func testImportCLI(t *testing.T, g *gateway, api *apiClient, env []string, pets 
 			t.Errorf("import output lacks %q:\n%s", want, out)
 		}
 	}
-	if _, stderr, err := tryCLI(env, args("pets")...); err == nil || !strings.Contains(stderr, `skill "petstore2" and skill "petstore"`) {
+	if _, stderr, err := tryCLI(env, args("pets")...); err == nil || !strings.Contains(stderr, `skill "petstore" and skill "petstore2"`) {
 		t.Errorf("importing tool names the agent has already: err %v, stderr:\n%s", err, stderr)
 	}
 

@@ -8,10 +8,9 @@ import (
 	"github.com/mcpgate/mcpgate/config"
 )
 
-// checkSkill runs the config file's checks on one skill of an agent (see
-// config.CheckSkill) and returns EINVALID naming the first problem's field.
-func checkSkill(agentID string, s *mcpgate.Skill) error {
-	err := config.CheckSkill(agentID, s)
+// skillError turns the config file's problems with a skill (config.Errors)
+// into one EINVALID naming the first problem's field; other errors pass.
+func skillError(err error) error {
 	var errs config.Errors
 	if !errors.As(err, &errs) || len(errs) == 0 {
 		return err

@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/registry"
+	"github.com/mcpgate/mcpgate/skilledit"
 )
 
 // skillInput is the body that creates or replaces a skill, with the
@@ -170,23 +170,13 @@ func createdOrOK(created bool) int {
 
 // skillEdit returns the new state of a skill from its current one (nil
 // when it does not exist); a nil result deletes it. It may run twice.
-type skillEdit func(cur *mcpgate.Skill) (*mcpgate.Skill, error)
+type skillEdit = skilledit.Edit
 
-// skillPlan is an edit applied to an agent's skills and checked.
-type skillPlan struct {
-	gen  int64          // the store's generation the skills were read at
-	next *mcpgate.Skill // nil: delete the skill
-}
-
-// editSkill changes one skill of an agent the way the config file does:
-// it loads the agent's skills, applies edit, checks the new skill with the
-// config file's checks and all the agent's skills with registry.Check
-// (ECONFLICT naming both skills of a clashing tool name), then puts or
-// deletes the skill. The checks, which compile every schema, run before
-// the write transaction; inside it they run again only when something
-// changed in between. A new skill gets Source api; a replaced one keeps
-// its Source. Only an administrator may write a skill that uses operator
-// powers (see operatorOnly). The registry then reloads.
+// editSkill changes one skill of an agent through skilledit, the one way
+// skills change (the config file's checks, registry.Check, then the
+// store), after refusing a skill that uses operator powers from a caller
+// who is not an administrator (see operatorOnly). A new skill gets Source
+// api. The registry then reloads.
 func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
 	guarded := func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		next, err := edit(cur)
@@ -195,82 +185,10 @@ func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string,
 		}
 		return next, err
 	}
-	plan, err := planSkill(ctx, s.opts.Store, agentID, name, guarded)
+	next, err := skilledit.Apply(ctx, s.opts.Store, agentID, name, mcpgate.SourceAPI, guarded)
 	if err != nil {
-		return nil, err
-	}
-	edit = guarded
-	err = s.opts.Store.Tx(ctx, func(tx mcpgate.Store) error {
-		gen, err := tx.Generation(ctx)
-		if err != nil {
-			return err
-		}
-		if gen != plan.gen {
-			if plan, err = planSkill(ctx, tx, agentID, name, edit); err != nil {
-				return err
-			}
-		}
-		if plan.next == nil {
-			return tx.DeleteSkill(ctx, agentID, name)
-		}
-		return tx.PutSkill(ctx, plan.next)
-	})
-	if err != nil {
-		return nil, err
+		return nil, skillError(err)
 	}
 	s.changed(ctx)
-	return plan.next, nil
-}
-
-// planSkill reads the agent's skills from st, applies edit and checks the
-// result.
-func planSkill(ctx context.Context, st mcpgate.Store, agentID, name string, edit skillEdit) (*skillPlan, error) {
-	gen, err := st.Generation(ctx)
-	if err != nil {
-		return nil, err
-	}
-	skills, err := st.ListSkills(ctx, agentID)
-	if err != nil {
-		return nil, err
-	}
-	var cur *mcpgate.Skill
-	if i := skillIndex(skills, name); i >= 0 {
-		cur = skills[i]
-	}
-	next, err := edit(cur)
-	switch {
-	case err != nil:
-		return nil, err
-	case next == nil:
-		return &skillPlan{gen: gen}, nil
-	}
-	return &skillPlan{gen: gen, next: next}, checkSkills(skills, cur, next)
-}
-
-// checkSkills checks next, replacing cur, against the agent's skills.
-func checkSkills(skills []*mcpgate.Skill, cur, next *mcpgate.Skill) error {
-	next.Source = mcpgate.SourceAPI
-	if cur != nil {
-		next.Source = cur.Source
-	}
-	if err := checkSkill(next.AgentID, next); err != nil {
-		return err
-	}
-	all := append([]*mcpgate.Skill(nil), skills...)
-	if i := skillIndex(all, next.Name); i >= 0 {
-		all[i] = next
-	} else {
-		all = append(all, next)
-	}
-	return registry.Check(all)
-}
-
-// skillIndex returns the index of the named skill, or -1.
-func skillIndex(skills []*mcpgate.Skill, name string) int {
-	for i, s := range skills {
-		if s.Name == name {
-			return i
-		}
-	}
-	return -1
+	return next, nil
 }

@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/config"
-	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/rest/openapi"
+	"github.com/mcpgate/mcpgate/skilledit"
 )
 
 // importConfig holds the flags of `mcpgate import openapi`.
@@ -65,38 +64,13 @@ func importOpenAPI(ctx context.Context, env *Env, s mcpgate.Store, c *importConf
 		return err
 	}
 	skill := res.Skill(c.agent, c.skill)
-	skill.Prefix, skill.AllowPrivate, skill.Source = c.prefix, c.allowPrivate, mcpgate.SourceCLI
-	if err := putChecked(ctx, s, skill); err != nil {
+	skill.Prefix, skill.AllowPrivate = c.prefix, c.allowPrivate
+	replace := func(*mcpgate.Skill) (*mcpgate.Skill, error) { return skill, nil }
+	if _, err := skilledit.Apply(ctx, s, c.agent, c.skill, mcpgate.SourceCLI, replace); err != nil {
 		return err
 	}
 	printImport(env, skill, res)
 	return nil
-}
-
-// putChecked puts a skill after the config file's checks of it and a check
-// of the agent's skills as a whole, with the new one in place of any of the
-// same name: the same checks the file and the API run. A replaced skill
-// keeps its Source, so one the config file owns stays the file's.
-func putChecked(ctx context.Context, s mcpgate.Store, skill *mcpgate.Skill) error {
-	if err := config.CheckSkill(skill.AgentID, skill); err != nil {
-		return err
-	}
-	skills, err := s.ListSkills(ctx, skill.AgentID)
-	if err != nil {
-		return err
-	}
-	all := []*mcpgate.Skill{skill}
-	for _, other := range skills {
-		if other.Name != skill.Name {
-			all = append(all, other)
-		} else {
-			skill.Source = other.Source
-		}
-	}
-	if err := registry.Check(all); err != nil {
-		return err
-	}
-	return s.PutSkill(ctx, skill)
 }
 
 // sourceURL is the source when it is a URL, else "".
