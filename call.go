@@ -58,6 +58,11 @@ type Result struct {
 	// Raw, when set, is a relayed CallToolResult sent exactly as received;
 	// the other fields are then ignored.
 	Raw json.RawMessage `json:"-"`
+	// Invalid, when set, says why the arguments were refused before any
+	// backend ran (an EINVALID naming each bad field); the result then
+	// carries the same text. Surfaces other than MCP, which must report
+	// invalid arguments differently from tool failures, read it.
+	Invalid error `json:"-"`
 }
 
 // MarshalJSON writes Raw when set, else the result's fields.

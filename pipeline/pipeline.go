@@ -112,7 +112,9 @@ func validateArguments(e *registry.Entry, call *mcpgate.Call) *mcpgate.Result {
 		call.Arguments = json.RawMessage("{}")
 	}
 	if err := e.Input.Validate(call.Arguments); err != nil {
-		return mcpgate.ErrorResult("Invalid arguments for tool %s:\n%s", e.Name, indent(mcpgate.ErrorMessage(err)))
+		res := mcpgate.ErrorResult("Invalid arguments for tool %s:\n%s", e.Name, indent(mcpgate.ErrorMessage(err)))
+		res.Invalid = err
+		return res
 	}
 	return nil
 }

@@ -329,6 +329,11 @@ func TestCallFailures(t *testing.T) {
 				if !res.IsError || len(res.Content) != 1 || res.Content[0].Text != tt.text {
 					t.Errorf("result = %+v, want isError with text\n%s", res, tt.text)
 				}
+				// Invalid marks exactly the results of refused arguments.
+				refused := strings.HasPrefix(tt.text, "Invalid arguments for tool")
+				if (res.Invalid != nil) != refused || (refused && mcpgate.ErrorCode(res.Invalid) != mcpgate.EINVALID) {
+					t.Errorf("result.Invalid = %v, want set: %v", res.Invalid, refused)
+				}
 			}
 			if called := len(h.rest.callLog()) > 0; called != tt.called {
 				t.Errorf("backend called = %v, want %v", called, tt.called)

@@ -124,8 +124,9 @@ type toolCallResult struct {
 	Content []mcpgate.Content `json:"content"`
 }
 
-// handsAICall validates the arguments against the tool's input schema and
-// runs the call through the pipeline.
+// handsAICall runs the call through the pipeline; arguments the pipeline
+// refuses are HandsAI's -32602 naming each field, other tool failures
+// -32603.
 func (s *Server) handsAICall(ctx context.Context, cred *mcpgate.Credential, params json.RawMessage) (any, error) {
 	p, err := decodeToolCallParams(params)
 	if err != nil {
@@ -135,15 +136,15 @@ func (s *Server) handsAICall(ctx context.Context, cred *mcpgate.Credential, para
 	if tool == nil {
 		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "tool %q not found", p.Name)
 	}
-	if err := tool.entry.Input.Validate(p.Arguments); err != nil {
-		return nil, invalidParamsFailure(mcpgate.ErrorMessage(err))
-	}
 	res, err := s.opts.Caller.Call(ctx, &mcpgate.Call{
 		Agent: tool.agent, ToolName: tool.entry.Name, Arguments: p.Arguments,
 		Credential: cred, Notifier: mcpgate.NopNotifier{},
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, err
+	case res.Invalid != nil:
+		return nil, invalidParamsFailure(mcpgate.ErrorMessage(res.Invalid))
 	}
 	return toolCallOutcome(res)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
 )
 
@@ -81,7 +82,8 @@ func (f handsAIAuth) Authenticate(r *http.Request) (*mcpgate.Credential, error) 
 	return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "authentication required")
 }
 
-// handsAICaller answers each tool by name and remembers the calls it got.
+// handsAICaller is the backend behind the real pipeline in these tests: it
+// answers each tool by name and remembers the calls it got.
 type handsAICaller struct {
 	mu      sync.Mutex
 	calls   []mcpgate.Call
@@ -94,7 +96,7 @@ type handsAIAnswer struct {
 	err error
 }
 
-func (f *handsAICaller) Call(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+func (f *handsAICaller) CallTool(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, *call)
 	f.mu.Unlock()
@@ -205,7 +207,8 @@ func TestInvalidParamsFailure(t *testing.T) {
 	}
 }
 
-// handsAITest is a server with fake tables, authentication and caller.
+// handsAITest is a server with fake tables and authentication, and the
+// real pipeline over a fake backend.
 type handsAITest struct {
 	url    string
 	caller *handsAICaller
@@ -228,8 +231,9 @@ func newHandsAITest(tb testing.TB) *handsAITest {
 	assistant := newHandsAIAgent("assistant", "alice", "weather_get", "status")
 	assistant.schema = handsAIWeatherSchema
 	tables := mustHandsAIRegistry(tb, assistant, newHandsAIAgent("crm", "alice", "status", "fails", "slow", "broken", "vanish", "relayed", "empty"))
+	pipe := pipeline.New(&pipeline.Options{Tables: tables, Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: caller}})
 	s, err := New(&Options{
-		Tables: tables, Caller: caller, Metrics: handsAIMetrics{}, PublicURL: "http://127.0.0.1:8094",
+		Tables: tables, Caller: pipe, Metrics: handsAIMetrics{}, PublicURL: "http://127.0.0.1:8094",
 		Auth: handsAIAuth{"alice": handsAIAlice, "crm": handsAICRMKey},
 	})
 	if err != nil {
