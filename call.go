@@ -18,6 +18,9 @@ type Call struct {
 	SessionID  string
 	// Notifier reaches the caller while the call runs; never nil.
 	Notifier Notifier
+	// Client sends server→client requests to the caller while the call
+	// runs; nil when the transport cannot (HandsAI, the CLI).
+	Client ClientRequester
 }
 
 // Notifier sends notifications to the MCP client about one call in flight.

@@ -19,6 +19,15 @@ const (
 	SkillAgent SkillKind = "agent" // agent workers over the message service
 )
 
+// Delivery says how an agent skill's messages reach its workers.
+type Delivery string
+
+// The kinds of delivery.
+const (
+	DeliveryPull Delivery = "pull" // workers hold GET /api/v1/agent/inbox
+	DeliveryPush Delivery = "push" // the gateway POSTs each envelope to the skill's push_url
+)
+
 // Defaults for a skill's policy.
 const (
 	DefaultSkillTimeout     = 60 * time.Second
@@ -37,6 +46,19 @@ type Skill struct {
 	Prefix string `json:"prefix,omitempty"`
 	// BaseURL is where a rest skill's relative request paths point.
 	BaseURL string `json:"base_url,omitempty"`
+	// URL is the Streamable HTTP endpoint of an mcp skill's upstream server.
+	URL string `json:"url,omitempty"`
+	// Command starts an mcp skill's upstream server as a child process that
+	// speaks MCP over stdio, with Args, Env (values may reference secrets as
+	// ${env:NAME}) and working directory Cwd.
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	// Delivery is how an agent skill's messages reach the agent's workers:
+	// DeliveryPull (the default) or DeliveryPush to PushURL.
+	Delivery Delivery `json:"delivery,omitempty"`
+	PushURL  string   `json:"push_url,omitempty"`
 	// AllowPrivate lets outbound requests reach loopback and private
 	// addresses, which the SSRF guard refuses otherwise.
 	AllowPrivate bool `json:"allow_private,omitempty"`

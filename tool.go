@@ -27,6 +27,13 @@ type Tool struct {
 	InputSchema  json.RawMessage `json:"input_schema"`
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	// Icons and Meta (MCP's _meta) are passed through to tools/list as
+	// they are, for tools relayed from an upstream server.
+	Icons json.RawMessage `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
+	// Upstream is the tool's name on the upstream MCP server, for skills of
+	// kind mcp; Name is what the agent serves it as (within its skill).
+	Upstream string `json:"upstream,omitempty"`
 	// Request binds the tool to an HTTP request, for skills of kind rest.
 	Request *Request `json:"request,omitempty"`
 }
