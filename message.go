@@ -1,0 +1,130 @@
+package mcpgate
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// MessageType says what a message on a channel is.
+type MessageType string
+
+// The types of message. A tool call of an agent skill publishes a
+// chat_message; the agent answers with any number of agent_reply_delta
+// messages and then one agent_reply or agent_error, each with InReplyTo
+// naming the chat_message. A cancel message tells the agent that the
+// caller gave up on the chat_message it names.
+const (
+	MessageChat       MessageType = "chat_message"
+	MessageReplyDelta MessageType = "agent_reply_delta"
+	MessageReply      MessageType = "agent_reply"
+	MessageError      MessageType = "agent_error"
+	MessageCancel     MessageType = "cancel"
+)
+
+// Final reports whether a message of type t ends the round trip of the
+// chat_message it answers.
+func (t MessageType) Final() bool { return t == MessageReply || t == MessageError }
+
+// ToAgent reports whether messages of type t are delivered to the agent's
+// workers (rather than posted by them).
+func (t MessageType) ToAgent() bool { return t == MessageChat || t == MessageCancel }
+
+// Channel is one conversation between callers and an agent skill's
+// workers. Calls in one MCP session share a channel; a context_id names
+// one explicitly.
+type Channel struct {
+	ID      string `json:"id"` // "ch_…", or the caller's context_id
+	AgentID string `json:"agent_id"`
+	Skill   string `json:"skill"`
+	// Owner is the identity (Credential.Identity) that opened the channel;
+	// only it may post chat messages to the channel.
+	Owner string `json:"owner"`
+	// SessionID is the MCP session the channel belongs to, if any.
+	SessionID string    `json:"session_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Message is one message on a channel. It is also the envelope agent
+// workers receive and post, in this JSON form.
+type Message struct {
+	ID string `json:"id"` // "msg_…"
+	// Seq orders messages: the store assigns increasing numbers, so an
+	// inbox stream resumes after the last one its worker saw.
+	Seq       int64       `json:"seq"`
+	ChannelID string      `json:"channel_id"`
+	AgentID   string      `json:"agent_id"`
+	Skill     string      `json:"skill"`
+	Type      MessageType `json:"type"`
+	InReplyTo string      `json:"in_reply_to,omitempty"`
+	// Sender is the identity that posted the message: "user:<id>",
+	// "agent_key:<id>", or "agent:<agent id>" for a push reply.
+	Sender string      `json:"sender"`
+	Body   MessageBody `json:"body"`
+	// Tool and Arguments say which of the skill's tools a chat_message
+	// calls; Tool is the skill's chat tool for a plain message.
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// MessageBody is a message's content: text, structured parts in MCP's
+// content-block shape, structured data, and attachments by file ID.
+type MessageBody struct {
+	Text        string          `json:"text,omitempty"`
+	Parts       []Content       `json:"parts,omitempty"`
+	Data        json.RawMessage `json:"data,omitempty"`
+	Attachments []Attachment    `json:"attachments,omitempty"`
+}
+
+// Attachment is a file sent with a message, by its ID.
+type Attachment struct {
+	FileID   string `json:"file_id"`
+	Name     string `json:"name,omitempty"`
+	MimeType string `json:"mime_type,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+}
+
+// MessageStore keeps channels, their messages and the delivery state of
+// messages to agent workers.
+type MessageStore interface {
+	// CreateChannel stores c. Returns ECONFLICT if its ID exists.
+	CreateChannel(ctx context.Context, c *Channel) error
+	// FindChannel returns ENOTFOUND if there is no such channel.
+	FindChannel(ctx context.Context, id string) (*Channel, error)
+	// PostMessage stores m, assigning Seq (and ID and CreatedAt when
+	// empty). Returns ENOTFOUND if its channel does not exist and ECONFLICT
+	// if its ID exists, or if it is a final reply to a message that has one
+	// already.
+	PostMessage(ctx context.Context, m *Message) error
+	// ListMessages returns a channel's messages with Seq > afterSeq, oldest
+	// first, at most limit of them.
+	ListMessages(ctx context.Context, channelID string, afterSeq int64, limit int) ([]*Message, error)
+	// FindReply returns the final reply (agent_reply or agent_error) to a
+	// message; ENOTFOUND while there is none.
+	FindReply(ctx context.Context, inReplyTo string) (*Message, error)
+	// ClaimMessages returns up to limit messages for an agent's workers
+	// (chat_message and cancel; of one skill, or of all when skill is "") that are neither acknowledged nor
+	// delivered within the last visibility, oldest first, and marks them
+	// delivered at now. Redelivered messages keep their ID.
+	ClaimMessages(ctx context.Context, agentID, skill string, now time.Time, visibility time.Duration, limit int) ([]*Message, error)
+	// AckMessage marks a message to an agent acknowledged, so it is not
+	// delivered again. Returns ENOTFOUND if the agent has no such message.
+	AckMessage(ctx context.Context, agentID, id string) error
+}
+
+// ChatToolSchema is the input schema of an agent skill's chat tool.
+const ChatToolSchema = `{"type":"object","properties":{` +
+	`"message":{"type":"string","description":"What to ask or tell the agent."},` +
+	`"context_id":{"type":"string","description":"Continue the conversation with this ID (from an earlier result's _meta); omit to use this session's conversation."}},` +
+	`"required":["message"],"additionalProperties":false}`
+
+// ChatTool returns the tool through which callers talk to an agent skill's
+// workers: named after the skill, described by the agent's card.
+func ChatTool(agent *Agent, sk *Skill) *Tool {
+	desc := agent.Description
+	if desc == "" {
+		desc = "Send a message to " + agent.Name + " and get its reply."
+	}
+	return &Tool{Name: sk.Name, Title: agent.Name, Description: desc, InputSchema: json.RawMessage(ChatToolSchema)}
+}
