@@ -59,6 +59,9 @@ type Skill struct {
 	// DeliveryPull (the default) or DeliveryPush to PushURL.
 	Delivery Delivery `json:"delivery,omitempty"`
 	PushURL  string   `json:"push_url,omitempty"`
+	// PushSecret keys the HMAC-SHA256 signature of pushed envelopes; it is
+	// a ${env:NAME} reference, never the secret itself.
+	PushSecret string `json:"push_secret,omitempty"`
 	// AllowPrivate lets outbound requests reach loopback and private
 	// addresses, which the SSRF guard refuses otherwise.
 	AllowPrivate bool `json:"allow_private,omitempty"`
