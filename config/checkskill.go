@@ -21,7 +21,15 @@ type checkedSkill struct {
 	AutoApprove      bool              `json:"auto_approve"`
 	ApprovalTimeout  mcpgate.Duration  `json:"approval_timeout,omitempty"`
 	MaxResponseBytes int64             `json:"max_response_bytes,omitempty"`
-	Tools            []*mcpgate.Tool   `json:"tools"`
+	Tools            []*mcpgate.Tool   `json:"tools,omitempty"`
+	URL              string            `json:"url,omitempty"`
+	Command          string            `json:"command,omitempty"`
+	Args             []string          `json:"args,omitempty"`
+	Env              map[string]string `json:"env,omitempty"`
+	Cwd              string            `json:"cwd,omitempty"`
+	Delivery         mcpgate.Delivery  `json:"delivery,omitempty"`
+	PushURL          string            `json:"push_url,omitempty"`
+	PushSecret       string            `json:"push_secret,omitempty"`
 }
 
 // skillPath is where CheckSkill's document holds the skill.
@@ -29,7 +37,7 @@ const skillPath = "agents[0].skills[0]"
 
 // CheckSkill runs the file's checks on one skill of an agent, as if the
 // file declared it, so that the CLI and the management API accept exactly
-// what the file does: kind rest only, no auto_approve: false, secrets only
+// what the file does: no auto_approve: false, secrets only
 // as ${env:NAME}, URLs the SSRF guard allows, request templates whose
 // arguments the input schema declares. The variables that secrets name
 // need not be set: the REST backend reads them at call time. A problem is
@@ -41,10 +49,21 @@ func CheckSkill(agentID string, s *mcpgate.Skill) error {
 		"id": agentID, "owner": "-", "skills": []checkedSkill{{
 			Name: s.Name, Kind: s.Kind, Prefix: s.Prefix, BaseURL: s.BaseURL, AllowPrivate: s.AllowPrivate,
 			Headers: s.Headers, Timeout: s.Timeout, AutoApprove: s.AutoApprove, ApprovalTimeout: s.ApprovalTimeout,
-			MaxResponseBytes: s.MaxResponseBytes, Tools: s.Tools,
+			MaxResponseBytes: s.MaxResponseBytes, Tools: declaredTools(s),
+			URL: s.URL, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			Delivery: s.Delivery, PushURL: s.PushURL, PushSecret: s.PushSecret,
 		}},
 	}}}
 	return checkDocument(doc, skillPath)
+}
+
+// declaredTools returns the tools a skill of s's kind declares: none for
+// an mcp skill, whose tools are discovered.
+func declaredTools(s *mcpgate.Skill) []*mcpgate.Tool {
+	if s.Kind == mcpgate.SkillMCP {
+		return nil
+	}
+	return s.Tools
 }
 
 // CheckUserName runs the file's check of a user name.

@@ -8,26 +8,19 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// onlyREST is what every refusal of a later kind of skill says.
-const onlyREST = "this version serves only kind rest skills, with declared or imported (openapi) tools"
-
-// laterFields are the skill fields of features this version does not
-// serve, with what they are for. They are refused, never ignored.
-var laterFields = map[string]string{
-	"url":      "upstream MCP servers (kind mcp)",
-	"command":  "upstream MCP servers (kind mcp)",
-	"args":     "upstream MCP servers (kind mcp)",
-	"env":      "upstream MCP servers (kind mcp)",
-	"dir":      "upstream MCP servers (kind mcp)",
-	"delivery": "agent skills (kind agent)",
-	"push_url": "agent skills (kind agent)",
+// kindFields are the skill fields that belong to one kind of skill, with
+// that kind; a field of another kind is refused, never ignored.
+var kindFields = map[string]mcpgate.SkillKind{
+	"base_url": mcpgate.SkillREST, "openapi": mcpgate.SkillREST, "include": mcpgate.SkillREST, "exclude": mcpgate.SkillREST,
+	"url": mcpgate.SkillMCP, "command": mcpgate.SkillMCP, "args": mcpgate.SkillMCP, "env": mcpgate.SkillMCP, "cwd": mcpgate.SkillMCP,
+	"delivery": mcpgate.SkillAgent, "push_url": mcpgate.SkillAgent, "push_secret": mcpgate.SkillAgent,
 }
 
 // skillFields are the fields of an entry under skills.
 var skillFields = []string{
 	"name", "kind", "prefix", "base_url", "allow_private", "headers", "timeout", "auto_approve",
 	"approval_timeout", "max_response_bytes", "tools", "openapi", "include", "exclude",
-	"url", "command", "args", "env", "dir", "delivery", "push_url",
+	"url", "command", "args", "env", "cwd", "delivery", "push_url", "push_secret",
 }
 
 // skills reads an agent's skills and where each tool is declared.
@@ -58,7 +51,6 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 	s := &mcpgate.Skill{
 		AgentID:          agentID,
 		Name:             d.required(f, "name", "the skill's name"),
-		Kind:             mcpgate.SkillREST,
 		Prefix:           d.str(f, "prefix"),
 		BaseURL:          d.str(f, "base_url"),
 		AllowPrivate:     d.boolean(f, "allow_private", false),
@@ -73,8 +65,8 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 			d.errorf(f.lineNode("name"), f.field("name"), "%s", mcpgate.ErrorMessage(err))
 		}
 	}
-	isREST := d.kind(f)
-	served := !d.refuseLaterFields(f) && isREST
+	s.Kind = d.kind(f)
+	d.refuseOtherKinds(f, s.Kind)
 	if s.Prefix != "" && !prefixPattern.MatchString(s.Prefix) {
 		d.errorf(f.keys["prefix"], f.field("prefix"), "%q may only hold letters, digits, '_', '.' or '-'", s.Prefix)
 	}
@@ -85,21 +77,14 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 	var at map[string]*yaml.Node
 	s.Headers, at = d.stringMap(f, "headers")
 	d.checkHeaders(f.field("headers"), s.Headers, at)
-	if s.BaseURL != "" {
-		d.checkURL(f, "base_url", s.BaseURL, s.AllowPrivate)
-	}
 	var tools []*toolAt
-	switch source := d.str(f, "openapi"); {
-	case source != "" && served:
-		tools = d.openapiTools(f, s, source)
-	case f.has("include") || f.has("exclude"):
-		key := "include"
-		if !f.has(key) {
-			key = "exclude"
-		}
-		d.errorf(f.keys[key], f.field(key), "include and exclude pick the operations of an openapi document; this skill has none")
-	default:
-		tools = d.tools(f, s, served)
+	switch s.Kind {
+	case mcpgate.SkillREST:
+		tools = d.restSkill(f, s)
+	case mcpgate.SkillMCP:
+		d.mcpSkill(f, s)
+	case mcpgate.SkillAgent:
+		tools = d.agentSkill(f, s)
 	}
 	if len(d.errs) == before {
 		if err := s.Validate(); err != nil {
@@ -124,44 +109,38 @@ func (d *decoder) responseLimit(f *fields) int64 {
 	return v
 }
 
-// kind checks a skill's kind and reports whether it is rest, the only
-// kind this version serves.
-func (d *decoder) kind(f *fields) bool {
-	k := mcpgate.SkillKind(d.required(f, "kind", "rest ("+onlyREST+")"))
+// kind reads a skill's kind; "" when it is missing or unknown.
+func (d *decoder) kind(f *fields) mcpgate.SkillKind {
+	k := mcpgate.SkillKind(d.required(f, "kind", "rest, mcp or agent"))
 	switch k {
-	case mcpgate.SkillREST:
-		return true
-	case mcpgate.SkillMCP, mcpgate.SkillAgent:
-		d.errorf(f.keys["kind"], f.field("kind"), "kind %q is not available in this version; %s", k, onlyREST)
-	case "":
-	default:
-		d.errorf(f.keys["kind"], f.field("kind"), "kind %q is not one of rest, mcp, agent", k)
+	case mcpgate.SkillREST, mcpgate.SkillMCP, mcpgate.SkillAgent, "":
+		return k
 	}
-	return false
+	d.errorf(f.keys["kind"], f.field("kind"), "kind %q is not one of rest, mcp, agent", k)
+	return ""
 }
 
-// refuseLaterFields reports the fields of features this version does not
-// serve, and returns whether there were any.
-func (d *decoder) refuseLaterFields(f *fields) bool {
-	found := false
+// refuseOtherKinds reports the fields that belong to a kind of skill other
+// than this one's.
+func (d *decoder) refuseOtherKinds(f *fields, kind mcpgate.SkillKind) {
+	if kind == "" {
+		return
+	}
 	for _, key := range skillFields {
-		if what, later := laterFields[key]; later && f.keys[key] != nil {
-			d.errorf(f.keys[key], f.field(key), "%s is not available in this version; %s", what, onlyREST)
-			found = true
+		if owner, ok := kindFields[key]; ok && owner != kind && f.keys[key] != nil {
+			d.errorf(f.keys[key], f.field(key), "is a field of kind %s skills; this skill is kind %s", owner, kind)
 		}
 	}
-	return found
 }
 
 // prefixPattern is what a skill's tool name prefix may hold.
 var prefixPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
-// tools reads a skill's tools. A rest skill, when served is set, needs at
-// least one; otherwise the kind or fields were refused already.
-func (d *decoder) tools(f *fields, s *mcpgate.Skill, served bool) []*toolAt {
+// tools reads a skill's declared tools; a rest skill needs at least one.
+func (d *decoder) tools(f *fields, s *mcpgate.Skill) []*toolAt {
 	items := d.seq(f, "tools")
-	if served && len(items) == 0 && (!f.has("tools") || resolve(f.vals["tools"]).Kind == yaml.SequenceNode) {
-		d.errorf(f.lineNode("tools"), f.field("tools"), "a rest skill needs at least one tool; %s", onlyREST)
+	if s.Kind == mcpgate.SkillREST && len(items) == 0 && (!f.has("tools") || resolve(f.vals["tools"]).Kind == yaml.SequenceNode) {
+		d.errorf(f.lineNode("tools"), f.field("tools"), "a rest skill needs at least one tool, declared under tools: or imported with openapi:")
 	}
 	var out []*toolAt
 	firstLine := map[string]int{}

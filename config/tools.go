@@ -36,7 +36,11 @@ func (d *decoder) tool(f *fields, s *mcpgate.Skill) *mcpgate.Tool {
 	t.InputSchema, props = d.schema(f, "input_schema", true)
 	t.OutputSchema, _ = d.schema(f, "output_schema", false)
 	t.Annotations = d.annotations(f)
-	t.Request = d.request(f, s)
+	if s.Kind == mcpgate.SkillREST {
+		t.Request = d.request(f, s)
+	} else if f.has("request") {
+		d.errorf(f.keys["request"], f.field("request"), "only tools of kind rest skills make HTTP requests; kind %s tools are answered by the %s", s.Kind, answeredBy[s.Kind])
+	}
 	if t.Request != nil && t.InputSchema != nil {
 		d.checkParams(f, s, t.Request, props)
 	}
