@@ -128,8 +128,10 @@ func approvalGate(e *registry.Entry) *mcpgate.Result {
 	return mcpgate.ErrorResult("Tool %s needs human approval (its skill %q sets auto_approve: false), and this gateway has no approval gate; the call was not made.", e.Name, e.Skill.Name)
 }
 
-// dispatch runs the call on its skill's backend under the tool's deadline,
-// reporting progress to callers that asked for it.
+// dispatch runs the call on its skill's backend under the tool's deadline.
+// A REST call has no progress of its own, so the pipeline reports its start
+// and end; upstream MCP servers and agents report their own, which must
+// not be interleaved with another sequence.
 func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
 	backend := p.opts.Backends[e.Skill.Kind]
 	if backend == nil {
@@ -138,7 +140,10 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	timeout := toolTimeout(e)
 	ctx, cancel := context.WithTimeout(ctx, timeout+deadlineGrace)
 	defer cancel()
-	call.Notifier.Progress(0, 1, "calling "+e.Name)
+	ownProgress := e.Skill.Kind == mcpgate.SkillREST
+	if ownProgress {
+		call.Notifier.Progress(0, 1, "calling "+e.Name)
+	}
 	res, err := backend.CallTool(ctx, call)
 	if err == nil && res == nil {
 		err = errors.New("backend returned neither a result nor an error")
@@ -151,7 +156,7 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 			return nil, mcpgate.Errorf(mcpgate.ECANCELED, "the call of tool %s was canceled", e.Name)
 		}
 	}
-	if err == nil {
+	if err == nil && ownProgress {
 		call.Notifier.Progress(1, 1, "done")
 	}
 	return res, err

@@ -566,3 +566,21 @@ func ignoreDuration() cmp.Option {
 		return a.Agent == b.Agent && a.Tool == b.Tool && a.Outcome == b.Outcome
 	})
 }
+
+// A relayed call reports only its backend's own progress: the pipeline's
+// start and end would interleave with the upstream's sequence.
+func TestRelayedCallProgressIsTheBackends(t *testing.T) {
+	h := newHarness(t, nil)
+	up := &fakeBackend{fn: func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		call.Notifier.Progress(50, 100, "half")
+		return &mcpgate.Result{Raw: json.RawMessage(`{"content":[]}`)}, nil
+	}}
+	h.p.opts.Backends[mcpgate.SkillMCP] = up
+	_, n, err := h.call(context.Background(), "up_ping", `{"q":"x"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]progress{{50, 100, "half"}}, n.progress()); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+}

@@ -52,7 +52,7 @@ func build(agent *mcpgate.Agent, skills []*mcpgate.Skill) (*Table, error) {
 		if err := s.Validate(); err != nil {
 			return nil, err
 		}
-		for _, tool := range s.Tools {
+		for _, tool := range servedTools(agent, s) {
 			e, err := newEntry(s, tool)
 			if err != nil {
 				return nil, err
@@ -69,6 +69,15 @@ func build(agent *mcpgate.Agent, skills []*mcpgate.Skill) (*Table, error) {
 	sort.Slice(t.Tools, func(i, j int) bool { return t.Tools[i].Name < t.Tools[j].Name })
 	t.digest = digest(t)
 	return t, nil
+}
+
+// servedTools returns the tools a skill serves: its own, after the chat
+// tool for an agent skill.
+func servedTools(agent *mcpgate.Agent, s *mcpgate.Skill) []*mcpgate.Tool {
+	if s.Kind != mcpgate.SkillAgent {
+		return s.Tools
+	}
+	return append([]*mcpgate.Tool{mcpgate.ChatTool(agent, s)}, s.Tools...)
 }
 
 // newEntry compiles one tool.
@@ -97,6 +106,8 @@ type mcpTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Icons        json.RawMessage `json:"icons,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
 // encodeTool encodes a tool for tools/list. A tool without a description
@@ -109,6 +120,7 @@ func encodeTool(name string, t *mcpgate.Tool) (json.RawMessage, error) {
 	return json.Marshal(mcpTool{
 		Name: name, Title: t.Title, Description: desc,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
+		Icons: t.Icons, Meta: t.Meta,
 	})
 }
 
