@@ -30,7 +30,11 @@ type Options struct {
 	// OnChange is called after a reload with the agents whose tool lists
 	// changed, so that their open sessions can be told.
 	OnChange func(agentIDs []string)
-	Logger   *slog.Logger
+	// OnLoad is called after every load with all skills as stored, those
+	// without tools too, so that backends holding connections (upstream
+	// MCP servers) can match them. It must not block.
+	OnLoad func(skills []*mcpgate.Skill)
+	Logger *slog.Logger
 }
 
 // Registry holds the current tool table of every agent.
@@ -93,24 +97,26 @@ func (r *Registry) Reload(ctx context.Context) error {
 	if fresh {
 		return nil
 	}
-	tables, err := r.load(ctx)
+	tables, skills, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
 	r.swap(gen, tables)
+	if r.opts.OnLoad != nil {
+		r.opts.OnLoad(skills)
+	}
 	return nil
 }
 
-// load builds every agent's table. An agent whose stored skills no longer
-// compile is served without tools, and the problem is logged.
-func (r *Registry) load(ctx context.Context) (map[string]*Table, error) {
+// load builds every agent's table and returns the skills it read.
+func (r *Registry) load(ctx context.Context) (map[string]*Table, []*mcpgate.Skill, error) {
 	agents, err := r.src.ListAgents(ctx, mcpgate.AgentFilter{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	skills, err := r.src.ListSkills(ctx, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byAgent := map[string][]*mcpgate.Skill{}
 	for _, s := range skills {
@@ -118,14 +124,29 @@ func (r *Registry) load(ctx context.Context) (map[string]*Table, error) {
 	}
 	tables := make(map[string]*Table, len(agents))
 	for _, a := range agents {
-		t, err := build(a, byAgent[a.ID])
-		if err != nil {
-			r.opts.Logger.Error("agent tools not loaded", "agent", a.ID, "err", err)
-			t, _ = build(a, nil)
-		}
-		tables[a.ID] = t
+		tables[a.ID] = r.buildServable(a, byAgent[a.ID])
 	}
-	return tables, nil
+	return tables, skills, nil
+}
+
+// buildServable builds an agent's table from the skills that build
+// together, leaving out (and logging) each skill that no longer compiles or
+// clashes with the ones before it, so one bad skill never hides the rest.
+func (r *Registry) buildServable(a *mcpgate.Agent, skills []*mcpgate.Skill) *Table {
+	t, err := build(a, skills)
+	if err == nil {
+		return t
+	}
+	var kept []*mcpgate.Skill
+	for _, s := range skills {
+		if _, err := build(a, append(kept[:len(kept):len(kept)], s)); err != nil {
+			r.opts.Logger.Error("skill not served", "agent", a.ID, "skill", s.Name, "err", err)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	t, _ = build(a, kept)
+	return t
 }
 
 // swap installs new tables and reports agents whose tool lists changed.

@@ -190,20 +190,23 @@ func TestOnChange(t *testing.T) {
 	}
 }
 
-func TestReloadServesBrokenAgentWithoutTools(t *testing.T) {
+// A skill that no longer compiles is left out with a log line; the
+// agent's other skills and other agents are served.
+func TestReloadLeavesOutBrokenSkill(t *testing.T) {
 	var logs bytes.Buffer
 	src := &fakeSource{}
 	broken := newSkill("a1", "crm", "", &mcpgate.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`)})
-	src.set(1, agents("a1", "a2"), broken, newSkill("a2", "wiki", "", newTool("search")))
+	src.set(1, agents("a1", "a2"), broken, newSkill("a1", "docs", "", newTool("read")), newSkill("a2", "wiki", "", newTool("search")))
 	r := New(src, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	mustReload(t, r)
-	if names := toolNames(t, r, "a1"); len(names) != 0 {
-		t.Errorf("broken agent tools = %v, want none", names)
+	if diff := cmp.Diff([]string{"read"}, toolNames(t, r, "a1")); diff != "" {
+		t.Errorf("agent with a broken skill (-want +got):
+%s", diff)
 	}
 	if diff := cmp.Diff([]string{"search"}, toolNames(t, r, "a2")); diff != "" {
 		t.Errorf("healthy agent tools (-want +got):\n%s", diff)
 	}
-	for _, want := range []string{"agent tools not loaded", "agent=a1", "external $ref"} {
+	for _, want := range []string{"skill not served", "agent=a1", "skill=crm", "external $ref"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log %q lacks %q", logs.String(), want)
 		}
