@@ -200,8 +200,7 @@ func TestReloadLeavesOutBrokenSkill(t *testing.T) {
 	r := New(src, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	mustReload(t, r)
 	if diff := cmp.Diff([]string{"read"}, toolNames(t, r, "a1")); diff != "" {
-		t.Errorf("agent with a broken skill (-want +got):
-%s", diff)
+		t.Errorf("agent with a broken skill (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"search"}, toolNames(t, r, "a2")); diff != "" {
 		t.Errorf("healthy agent tools (-want +got):\n%s", diff)
