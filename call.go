@@ -58,6 +58,9 @@ type Result struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+	// Meta is the result's _meta: data for the client beside the content,
+	// such as the conversation an agent's reply continues.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Raw, when set, is a relayed CallToolResult sent exactly as received;
 	// the other fields are then ignored.
 	Raw json.RawMessage `json:"-"`

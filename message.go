@@ -100,6 +100,8 @@ type MessageStore interface {
 	// ListMessages returns a channel's messages with Seq > afterSeq, oldest
 	// first, at most limit of them.
 	ListMessages(ctx context.Context, channelID string, afterSeq int64, limit int) ([]*Message, error)
+	// FindMessage returns ENOTFOUND if there is no such message.
+	FindMessage(ctx context.Context, id string) (*Message, error)
 	// FindReply returns the final reply (agent_reply or agent_error) to a
 	// message; ENOTFOUND while there is none.
 	FindReply(ctx context.Context, inReplyTo string) (*Message, error)

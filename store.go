@@ -11,6 +11,10 @@ type Store interface {
 	SkillStore
 	KeyStore
 	SessionStore
+	OAuthStore
+	MessageStore
+	PresenceStore
+	SkillHealthStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

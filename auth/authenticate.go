@@ -22,8 +22,20 @@ type Keys interface {
 	TouchKey(ctx context.Context, id string, at time.Time) error
 }
 
+// Tokens verifies OAuth access tokens (package auth/oauth).
+type Tokens interface {
+	// VerifyAccessToken returns the credential of an access token presented
+	// with r: EUNAUTHORIZED when it is invalid, expired, revoked or issued
+	// for another resource than the one r addresses, EFORBIDDEN when its
+	// scope falls short.
+	VerifyAccessToken(r *http.Request, token string) (*mcpgate.Credential, error)
+}
+
 // Options configure an Authenticator. The zero value is usable.
 type Options struct {
+	// Tokens verifies bearer credentials that are not API keys; nil
+	// refuses them.
+	Tokens Tokens
 	// CacheTTL is how long a key looked up in the store is trusted before
 	// it is looked up again; it bounds how late a revocation made by
 	// another process takes effect. Default 2s.
@@ -84,6 +96,8 @@ func (a *Authenticator) Authenticate(r *http.Request) (*mcpgate.Credential, erro
 	switch {
 	case strings.HasPrefix(secret, mcpgate.UserKeyPrefix), strings.HasPrefix(secret, mcpgate.AgentKeyPrefix):
 		return a.apiKey(r.Context(), secret)
+	case a.opts.Tokens != nil && strings.Count(secret, ".") == 2:
+		return a.opts.Tokens.VerifyAccessToken(r, secret)
 	default:
 		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "the bearer credential is not a recognized API key (oag_… or bak_…)")
 	}

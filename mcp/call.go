@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -47,10 +48,10 @@ func parseCall(params json.RawMessage) (name string, args, token json.RawMessage
 }
 
 // serveCall runs a tools/call and replies: JSON, or SSE if notifications
-// went out first (or the client accepts only SSE).
-func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, version string, acc accepts, m *message) {
-	reply := s.newCallReply(r, w, ls, version, acc)
-	resp, cancelled := s.runCall(ls, agent, cred, m, reply)
+// or requests went out first (or the client wants SSE).
+func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
+	reply := s.newCallReply(r, w, ls, acc)
+	resp, cancelled := s.runCall(ls, agent, cred, m, reply.start())
 	if !reply.finish(resp, cancelled) {
 		writeJSON(w, http.StatusOK, resp)
 	}
@@ -64,44 +65,72 @@ func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Cr
 	if err != nil {
 		return s.errorResponse(ls, m, err), false
 	}
-	reply.token = token
-	key := idKey(m.ID)
-	ctx, cancel, ok := ls.startCall(key)
-	if !ok {
-		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)}), false
+	ctx, cancel, refused := s.startRequest(ls, m, reply, token)
+	if refused != nil {
+		return refused, false
 	}
-	defer ls.endCall(key, cancel)
-	call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Credential: cred, SessionID: ls.id, Notifier: reply}
+	defer ls.endCall(idKey(m.ID), cancel)
+	call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Credential: cred, SessionID: ls.id, Notifier: reply, Client: reply}
 	res, err := s.gateway.CallTool(ctx, call)
+	var result []byte
+	if err == nil {
+		result, err = encodeResult(name, res)
+	}
+	return s.finishRequest(ctx, ls, m, result, err)
+}
+
+// encodeResult encodes a tool's result.
+func encodeResult(name string, res *mcpgate.Result) ([]byte, error) {
+	if res == nil {
+		return nil, fmt.Errorf("tool %q: gateway returned neither result nor error", name)
+	}
+	result, err := res.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encode result of tool %q: %w", name, err)
+	}
+	return result, nil
+}
+
+// startRequest registers request m, which runs like a tools/call (it may
+// stream and be cancelled), as in flight under its id, with reply as its
+// Notifier and the given progress token. It returns the request's context
+// and its cancel function, to pass to endCall; or, when the id is already
+// in flight, the error response to send instead.
+func (s *Server) startRequest(ls *liveSession, m *message, reply *callReply, token json.RawMessage) (context.Context, context.CancelCauseFunc, []byte) {
+	reply.token = token
+	ctx, cancel, ok := ls.startCall(idKey(m.ID))
+	if !ok {
+		return nil, nil, appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)})
+	}
+	return ctx, cancel, nil
+}
+
+// finishRequest returns the response to a request started with
+// startRequest: its result, its error, or -32800 with cancelled set when
+// its context was canceled.
+func (s *Server) finishRequest(ctx context.Context, ls *liveSession, m *message, result []byte, err error) (resp []byte, cancelled bool) {
 	if ctx.Err() != nil {
 		return appendError(nil, m.ID, &rpcError{Code: codeCancelled, Message: "Request cancelled"}), true
-	}
-	if err == nil && res == nil {
-		err = fmt.Errorf("tool %q: gateway returned neither result nor error", name)
 	}
 	if err != nil {
 		return s.errorResponse(ls, m, err), false
 	}
-	result, err := res.MarshalJSON()
-	if err != nil {
-		return s.errorResponse(ls, m, fmt.Errorf("encode result of tool %q: %w", name, err)), false
-	}
 	return appendResult(nil, m.ID, result), false
 }
 
-// callReply is the reply to one tools/call in flight. It is the call's
-// Notifier: the first notification that must reach the client turns the
-// HTTP response into an SSE stream (when the client accepts one), and the
-// result ends that stream. It is safe for concurrent use, and never waits
-// for the client: events are queued for the stream's pump.
+// callReply is the reply to one tools/call, or relayed request, in flight.
+// It is the call's Notifier and ClientRequester: the first notification or
+// request that must reach the client turns the HTTP response into an SSE
+// stream (when the client accepts one), and the result ends that stream.
+// It is safe for concurrent use, and never waits for the client: events are
+// queued for the stream's pump.
 type callReply struct {
-	s       *Server
-	ls      *liveSession
-	r       *http.Request
-	w       http.ResponseWriter // nil in a batch, which cannot stream
-	version string
-	acc     accepts
-	token   json.RawMessage // progress token of the request, if any
+	s     *Server
+	ls    *liveSession
+	r     *http.Request
+	w     http.ResponseWriter // nil in a batch, which cannot stream
+	acc   accepts
+	token json.RawMessage // progress token of the request, if any
 
 	mu         sync.Mutex
 	st         *postStream
@@ -110,10 +139,22 @@ type callReply struct {
 	progress   float64
 }
 
-var _ mcpgate.Notifier = (*callReply)(nil)
+var (
+	_ mcpgate.Notifier        = (*callReply)(nil)
+	_ mcpgate.ClientRequester = (*callReply)(nil)
+)
 
-func (s *Server) newCallReply(r *http.Request, w http.ResponseWriter, ls *liveSession, version string, acc accepts) *callReply {
-	return &callReply{s: s, ls: ls, r: r, w: w, version: version, acc: acc}
+func (s *Server) newCallReply(r *http.Request, w http.ResponseWriter, ls *liveSession, acc accepts) *callReply {
+	return &callReply{s: s, ls: ls, r: r, w: w, acc: acc}
+}
+
+// start opens the reply's SSE stream right away when the client wants SSE,
+// so that its priming event goes out before the request runs.
+func (c *callReply) start() *callReply {
+	if c.w != nil && c.acc.wantsSSE() {
+		c.st = c.s.openPostStream(c.w, c.r, c.ls)
+	}
+	return c
 }
 
 // canStream reports whether notifications can reach the client at all.
@@ -179,15 +220,14 @@ func (c *callReply) sendLocked(msg []byte) {
 		return
 	}
 	if c.st == nil {
-		c.st = c.s.openPostStream(c.w, c.r, c.ls, c.version)
+		c.st = c.s.openPostStream(c.w, c.r, c.ls)
 	}
 	c.st.emit(msg)
 }
 
 // finish ends the reply with resp. On a stream already open, resp is its
-// last event, except for a cancelled call, whose stream just ends. A client
-// that accepts only SSE gets a stream of one event. It returns false when
-// the caller must still write resp as JSON.
+// last event, except for a cancelled call, whose stream just ends. It
+// returns false when the caller must still write resp as JSON.
 func (c *callReply) finish(resp []byte, cancelled bool) bool {
 	c.mu.Lock()
 	c.done = true // later notifications are dropped; earlier ones are queued
@@ -200,11 +240,7 @@ func (c *callReply) finish(resp []byte, cancelled bool) bool {
 		ps.end()
 		return true
 	}
-	if c.acc.json || c.w == nil {
-		return false
-	}
-	c.s.replySSE(c.w, c.r, c.ls, c.version, resp)
-	return true
+	return false
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -21,11 +21,13 @@ const (
 	codeCancelled      = -32800
 )
 
-// rpcError is the error member of a JSON-RPC response.
+// rpcError is the error member of a JSON-RPC response. Data is an
+// *errorData for the gateway's own conditions, or a relayed error's data as
+// json.RawMessage; nil leaves it out.
 type rpcError struct {
-	Code    int        `json:"code"`
-	Message string     `json:"message"`
-	Data    *errorData `json:"data,omitempty"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
 }
 
 // errorData tells a client which gateway condition refused it.
@@ -36,13 +38,19 @@ type errorData struct {
 }
 
 // toRPCError maps an error returned by a method to the JSON-RPC error the
-// client sees. It is the one place where mcpgate codes become JSON-RPC codes:
+// client sees. An *mcpgate.RPCError (an upstream server's error on a relayed
+// request) is sent as it is: code, message and data. Otherwise this is the
+// one place where mcpgate codes become JSON-RPC codes:
 // EINVALID → -32602, ENOTFOUND → -32601, ETIMEOUT → -32003, ECANCELED →
 // -32800, EINTERNAL → -32603 with a generic message (the caller logs the real
 // error), and every gateway condition (EUNAUTHORIZED, EFORBIDDEN, ECONFLICT,
 // ERATELIMIT, EUNAVAILABLE, ETOOLARGE, ...) → -32000 with data {reason,
 // status, retry_after_ms?}.
 func toRPCError(err error) *rpcError {
+	var relayed *mcpgate.RPCError
+	if errors.As(err, &relayed) {
+		return fromRelayed(relayed)
+	}
 	code, msg := mcpgate.ErrorCode(err), mcpgate.ErrorMessage(err)
 	switch code {
 	case mcpgate.EINVALID:
@@ -57,6 +65,16 @@ func toRPCError(err error) *rpcError {
 		return &rpcError{Code: codeInternal, Message: msg}
 	}
 	return &rpcError{Code: codeGateway, Message: msg, Data: conditionData(err, code)}
+}
+
+// fromRelayed copies a relayed JSON-RPC error, leaving out data that is
+// absent or not valid JSON.
+func fromRelayed(e *mcpgate.RPCError) *rpcError {
+	out := &rpcError{Code: e.Code, Message: e.Message}
+	if len(e.Data) > 0 && json.Valid(e.Data) {
+		out.Data = e.Data
+	}
+	return out
 }
 
 // conditionData describes a gateway condition for error.data.
@@ -103,14 +121,15 @@ func HTTPStatus(code string) int {
 // Headers such as WWW-Authenticate must be set before calling it.
 func WriteHTTPError(w http.ResponseWriter, err error) {
 	code := mcpgate.ErrorCode(err)
-	e := &rpcError{Code: codeGateway, Message: mcpgate.ErrorMessage(err), Data: conditionData(err, code)}
+	d := conditionData(err, code)
+	e := &rpcError{Code: codeGateway, Message: mcpgate.ErrorMessage(err), Data: d}
 	if code == mcpgate.EINTERNAL {
 		e.Code = codeInternal
 	}
-	if ms := e.Data.RetryAfterMS; ms > 0 {
+	if ms := d.RetryAfterMS; ms > 0 {
 		w.Header().Set("Retry-After", strconv.FormatInt((ms+999)/1000, 10))
 	}
-	writeRPCError(w, e.Data.Status, e)
+	writeRPCError(w, d.Status, e)
 }
 
 // writeStatus writes an HTTP error that has no mcpgate code, such as 405,

@@ -97,10 +97,15 @@ func TestParseAccept(t *testing.T) {
 		header []string
 		want   accepts
 	}{
-		{nil, accepts{true, true}},
-		{[]string{"application/json, text/event-stream"}, accepts{true, true}},
-		{[]string{"application/json", "text/event-stream"}, accepts{true, true}},
-		{[]string{"*/*"}, accepts{true, true}},
+		{nil, accepts{json: true, sse: true}},
+		{[]string{"application/json, text/event-stream"}, accepts{json: true, sse: true}},
+		{[]string{"application/json", "text/event-stream"}, accepts{json: true, sse: true}},
+		{[]string{"*/*"}, accepts{json: true, sse: true}},
+		{[]string{"text/event-stream, application/json"}, accepts{json: true, sse: true, preferSSE: true}},
+		{[]string{"text/event-stream", "*/*"}, accepts{json: true, sse: true, preferSSE: true}},
+		{[]string{"application/json;q=0.5, text/event-stream"}, accepts{json: true, sse: true, preferSSE: true}},
+		{[]string{"text/event-stream;q=0.8, application/json"}, accepts{json: true, sse: true}},
+		{[]string{"*/*, text/event-stream"}, accepts{json: true, sse: true}},
 		{[]string{"application/*;q=0.5"}, accepts{json: true}},
 		{[]string{"TEXT/Event-Stream"}, accepts{sse: true}},
 		{[]string{"text/event-stream;q=0, application/json"}, accepts{json: true}},

@@ -7,9 +7,6 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// toolsChanged is the notification sent when an agent's tools change.
-const toolsChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
-
 // serveGet opens the session's server→client stream, or resumes one of the
 // session's streams named by Last-Event-ID, replaying the events that
 // followed. The stream stays open until the client goes, the session ends,
@@ -19,7 +16,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, agent *mcpgate
 		writeStatus(w, http.StatusNotAcceptable, "not_acceptable", "GET opens an SSE stream: Accept must admit text/event-stream")
 		return
 	}
-	ls, version, err := s.openSession(r, agent, cred)
+	ls, err := s.openSession(r, agent, cred)
 	if err != nil {
 		s.httpError(w, err)
 		return
@@ -29,7 +26,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, agent *mcpgate
 	st, after := s.resumable(ls, r.Header.Get("Last-Event-ID"))
 	if st == nil {
 		st = s.openGetStream(ls)
-		if primesStreams(version) {
+		if primesStreams(ls.version) {
 			sk.write(primingEvent(st.eventID(0)))
 		}
 	}
@@ -77,32 +74,10 @@ func (s *Server) ended(ctx context.Context, ls *liveSession) bool {
 	return ls.due(s.now()) && s.revalidate(ctx, ls) != nil
 }
 
-// NotifyToolsChanged sends notifications/tools/list_changed to every session
-// of the agent served by this replica, on its GET stream; sessions without
-// one miss it.
-func (s *Server) NotifyToolsChanged(agentID string) {
-	var streams []*stream
-	s.mu.RLock()
-	for _, ls := range s.live {
-		if ls.agentID != agentID {
-			continue
-		}
-		ls.mu.Lock()
-		if g := ls.streams.get; g != nil {
-			streams = append(streams, g)
-		}
-		ls.mu.Unlock()
-	}
-	s.mu.RUnlock()
-	for _, st := range streams {
-		st.emit([]byte(toolsChanged))
-	}
-}
-
 // serveDelete ends the session: its calls are canceled, its streams close,
 // and later requests with its id get 404.
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential) {
-	ls, _, err := s.openSession(r, agent, cred)
+	ls, err := s.openSession(r, agent, cred)
 	if err != nil {
 		s.httpError(w, err)
 		return

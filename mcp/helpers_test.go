@@ -161,7 +161,10 @@ func mustHarness(tb testing.TB, opts *Options) *harness {
 	if opts == nil {
 		opts = &Options{}
 	}
-	opts.Sessions, opts.Gateway, opts.Now = h.store, h.gw, h.clock.Now
+	opts.Sessions, opts.Now = h.store, h.clock.Now
+	if opts.Gateway == nil {
+		opts.Gateway = h.gw
+	}
 	opts.Logger = slog.New(slog.DiscardHandler)
 	if opts.ServerVersion == "" {
 		opts.ServerVersion = "9.9"
@@ -256,7 +259,14 @@ func (h *harness) async(t *testing.T, r req) <-chan *http.Response {
 // mustInit opens a session at the given version and returns its id.
 func (h *harness) mustInit(tb testing.TB, version string, header map[string]string) string {
 	tb.Helper()
-	resp := h.do(tb, req{body: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, header: header})
+	return h.mustInitCaps(tb, version, "{}", header)
+}
+
+// mustInitCaps opens a session at the given version, declaring the given
+// client capabilities, and returns its id.
+func (h *harness) mustInitCaps(tb testing.TB, version, caps string, header map[string]string) string {
+	tb.Helper()
+	resp := h.do(tb, req{body: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}}}`, header: header})
 	if resp.StatusCode != http.StatusOK {
 		tb.Fatalf("initialize: status %d: %s", resp.StatusCode, mustRead(tb, resp))
 	}
@@ -305,6 +315,7 @@ func errCode(v map[string]any) int {
 // sseEvent is one event, or one comment, read from an SSE stream.
 type sseEvent struct {
 	ID      string
+	Retry   string
 	Data    string
 	Comment string
 }
@@ -332,6 +343,8 @@ func (s *sseReader) next() (sseEvent, error) {
 		case line == "":
 		case strings.HasPrefix(line, ":"):
 			return sseEvent{Comment: strings.TrimSpace(line[1:])}, nil
+		case strings.HasPrefix(line, "retry:"):
+			ev.Retry, seen = strings.TrimSpace(line[6:]), true
 		case strings.HasPrefix(line, "id:"):
 			ev.ID, seen = strings.TrimSpace(line[3:]), true
 		case strings.HasPrefix(line, "data:"):

@@ -7,7 +7,8 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// capabilities are the server capabilities every agent's endpoint declares.
+// capabilities are the server capabilities every agent's endpoint declares;
+// a Relayer adds to them.
 const capabilities = `{"tools":{"listChanged":true},"logging":{}}`
 
 // initializeParams is what initialize reads from the client.
@@ -44,6 +45,12 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, agent *mcpga
 		writeJSON(w, http.StatusOK, appendError(nil, m.ID, toRPCError(err)))
 		return
 	}
+	caps, err := s.serverCapabilities(r.Context(), agent)
+	if err != nil {
+		s.log.Error("mcp: agent capabilities", "agent", agent.ID, "err", err)
+		writeJSON(w, http.StatusOK, appendError(nil, m.ID, toRPCError(err)))
+		return
+	}
 	now := s.now()
 	rec := &mcpgate.Session{
 		ID: randomHex(sessionIDLen / 2), AgentID: agent.ID, Identity: cred.Identity(),
@@ -59,14 +66,14 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, agent *mcpga
 	ls := s.cache(s.newLive(rec))
 	defer ls.release()
 	w.Header().Set("Mcp-Session-Id", rec.ID)
-	s.reply(w, r, ls, rec.ProtocolVersion, acc, appendResult(nil, m.ID, s.initializeResult(agent, rec.ProtocolVersion)))
+	s.reply(w, r, ls, acc, appendResult(nil, m.ID, s.initializeResult(agent, rec.ProtocolVersion, caps)))
 }
 
 // initializeResult encodes the InitializeResult for agent.
-func (s *Server) initializeResult(agent *mcpgate.Agent, version string) []byte {
+func (s *Server) initializeResult(agent *mcpgate.Agent, version string, caps json.RawMessage) []byte {
 	res := initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    json.RawMessage(capabilities),
+		Capabilities:    caps,
 		ServerInfo:      serverInfo{Name: s.name, Version: s.version, Title: agent.Name},
 		Instructions:    instructions(agent),
 	}

@@ -222,11 +222,27 @@ func appendError(b []byte, id json.RawMessage, e *rpcError) []byte {
 	return append(b, '}')
 }
 
-// appendNotification appends a JSON-RPC notification.
+// appendNotification appends a JSON-RPC notification; nil params are left
+// out.
 func appendNotification(b []byte, method string, params []byte) []byte {
-	b = append(b, `{"jsonrpc":"2.0","method":"`...)
-	b = append(b, method...)
-	b = append(b, `","params":`...)
-	b = append(b, params...)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = appendJSONString(b, method)
+	if len(params) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
 	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -3,7 +3,11 @@
 // versions, frames JSON-RPC, keeps sessions (stored through
 // mcpgate.SessionStore so any replica serves them, cached in memory), answers
 // in JSON or switches a reply to SSE when a call sends notifications, and
-// keeps recent SSE events so a client can resume a stream.
+// keeps recent SSE events so a client can resume a stream. Calls and
+// relayed requests (resources, prompts, completions, for agents whose
+// Gateway is a Relayer) may send the client server→client requests
+// (sampling, elicitation, roots) and get its answers; NotifySession and
+// NotifyAgent reach sessions outside any call.
 //
 // Authentication, authorization and Origin/Host checks happen before
 // ServeAgent is called (package server). Tools are resolved and run by a
@@ -61,13 +65,24 @@ type Options struct {
 	// least recently used idle session leaves the cache; it stays stored
 	// and is loaded again when used.
 	MaxSessionsPerIdentity int
+	// SessionClosed, when set, is called with the id of each session this
+	// replica stops serving: ended by DELETE, found ended (by another
+	// replica) or unknown when revalidated, or evicted from the cache
+	// (idle, or beyond MaxSessionsPerIdentity; such a session may come back
+	// when used again). It runs on a goroutine of its own, at most once per
+	// time the session was loaded here, so that what a backend keeps for
+	// the session (upstream sessions) is released. Server.Close does not
+	// call it.
+	SessionClosed func(sessionID string)
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
 	// Now returns the current time (default time.Now); tests set it.
 	Now func() time.Time
 }
 
-// Gateway is what the transport needs from the rest of the gateway.
+// Gateway is what the transport needs from the rest of the gateway. A
+// Gateway that also implements Relayer serves resources, prompts and
+// completions too.
 type Gateway interface {
 	// ListTools returns the agent's tools sorted by name, each pre-encoded
 	// as its MCP Tool JSON (name, title, description, inputSchema,
@@ -93,6 +108,8 @@ type ListedTool struct {
 type Server struct {
 	store          mcpgate.SessionStore
 	gateway        Gateway
+	relayer        Relayer // the gateway, if it relays; else nil
+	sessionClosed  func(sessionID string)
 	name           string
 	version        string
 	maxBody        int64
@@ -106,8 +123,10 @@ type Server struct {
 	// instance prefixes stream ids so they are unique across replicas.
 	instance  string
 	streamSeq atomic.Uint64
-	base      context.Context
-	stop      context.CancelFunc
+	// requestSeq numbers server→client requests.
+	requestSeq atomic.Uint64
+	base       context.Context
+	stop       context.CancelFunc
 
 	mu         sync.RWMutex
 	live       map[string]*liveSession            // by session id
@@ -127,10 +146,11 @@ func New(opts *Options) *Server {
 		name: opts.ServerName, version: opts.ServerVersion,
 		maxBody: opts.MaxBodyBytes, pageSize: opts.PageSize, keepAlive: opts.KeepAlive,
 		writeTimeout: opts.WriteTimeout, maxPerIdentity: opts.MaxSessionsPerIdentity,
-		log: opts.Logger, now: opts.Now,
+		log: opts.Logger, now: opts.Now, sessionClosed: opts.SessionClosed,
 		instance: randomHex(6), base: base, stop: stop,
 		live: make(map[string]*liveSession), byIdentity: make(map[string]map[string]*liveSession),
 	}
+	s.relayer, _ = opts.Gateway.(Relayer)
 	s.setDefaults()
 	return s
 }

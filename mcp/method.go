@@ -31,7 +31,7 @@ func (s *Server) method(ctx context.Context, ls *liveSession, agent *mcpgate.Age
 	case "logging/setLevel":
 		return s.setLevel(ctx, ls, m.Params)
 	}
-	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "Method not found: %q", m.method)
+	return nil, methodNotFound(m.method)
 }
 
 // errorResponse returns the error response to m, logging internal errors,

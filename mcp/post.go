@@ -88,7 +88,7 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcp
 		s.initialize(w, r, agent, cred, acc, m)
 		return
 	}
-	ls, version, err := s.openSession(r, agent, cred)
+	ls, err := s.openSession(r, agent, cred)
 	if err != nil {
 		s.httpError(w, err)
 		return
@@ -96,18 +96,19 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcp
 	defer ls.release()
 	switch m.kind {
 	case kindRequest:
-		if m.method == "tools/call" {
-			s.serveCall(w, r, ls, agent, cred, version, acc, m)
-			return
+		switch {
+		case m.method == "tools/call":
+			s.serveCall(w, r, ls, agent, cred, acc, m)
+		case s.relays(m.method):
+			s.serveRelay(w, r, ls, agent, cred, acc, m)
+		default:
+			s.reply(w, r, ls, acc, s.answer(r, ls, agent, m))
 		}
-		s.reply(w, r, ls, version, acc, s.answer(r, ls, agent, m))
 	case kindNotification:
 		s.notification(ls, m)
 		w.WriteHeader(http.StatusAccepted)
 	case kindResponse:
-		// A response answers a server→client request. The gateway sends
-		// none yet; when it does, this is where a session's pending
-		// requests get matched by id.
+		ls.deliver(m) // the answer to a server→client request
 		w.WriteHeader(http.StatusAccepted)
 	}
 }
@@ -119,7 +120,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, agent *mcpga
 		writeRPCError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: a JSON-RPC batch needs a session (initialize cannot be batched), and batching was removed in protocol version 2025-06-18"})
 		return
 	}
-	ls, version, err := s.openSession(r, agent, cred)
+	ls, err := s.openSession(r, agent, cred)
 	if err != nil {
 		s.httpError(w, err)
 		return
@@ -135,7 +136,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, agent *mcpga
 			out = append(out, resp)
 		}
 	}
-	s.replyBatch(w, r, ls, version, acc, out)
+	s.replyBatch(w, r, ls, acc, out)
 }
 
 // batchEntry handles one message of a batch and returns its response, or
@@ -146,11 +147,16 @@ func (s *Server) batchEntry(r *http.Request, ls *liveSession, agent *mcpgate.Age
 		return appendError(nil, m.replyID(), &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: " + m.problem})
 	case m.kind == kindNotification:
 		s.notification(ls, m)
+	case m.kind == kindResponse:
+		ls.deliver(m)
 	case m.kind != kindRequest:
 	case m.method == "initialize":
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: initialize must not be part of a batch"})
 	case m.method == "tools/call":
-		resp, _ := s.runCall(ls, agent, cred, m, s.newCallReply(r, nil, ls, "", accepts{json: true}))
+		resp, _ := s.runCall(ls, agent, cred, m, s.newCallReply(r, nil, ls, accepts{json: true}))
+		return resp
+	case s.relays(m.method):
+		resp, _ := s.runRelay(ls, agent, cred, m, s.newCallReply(r, nil, ls, accepts{json: true}))
 		return resp
 	default:
 		return s.answer(r, ls, agent, m)
@@ -159,24 +165,24 @@ func (s *Server) batchEntry(r *http.Request, ls *liveSession, agent *mcpgate.Age
 }
 
 // reply sends one response: JSON, or a one-event SSE stream to a client
-// that accepts only SSE.
-func (s *Server) reply(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, acc accepts, resp []byte) {
-	if acc.json || ls == nil {
+// that wants SSE.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, ls *liveSession, acc accepts, resp []byte) {
+	if !acc.wantsSSE() || ls == nil {
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
-	s.replySSE(w, r, ls, version, resp)
+	s.replySSE(w, r, ls, resp)
 }
 
 // replyBatch sends a batch's responses: a JSON array, or one SSE event each
-// to a client that accepts only SSE; 202 when there are none.
-func (s *Server) replyBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, acc accepts, resps [][]byte) {
+// to a client that wants SSE; 202 when there are none.
+func (s *Server) replyBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, acc accepts, resps [][]byte) {
 	if len(resps) == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if !acc.json {
-		s.replySSE(w, r, ls, version, resps...)
+	if acc.wantsSSE() {
+		s.replySSE(w, r, ls, resps...)
 		return
 	}
 	b := []byte{'['}
@@ -190,8 +196,8 @@ func (s *Server) replyBatch(w http.ResponseWriter, r *http.Request, ls *liveSess
 }
 
 // replySSE sends messages as a complete SSE stream.
-func (s *Server) replySSE(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, msgs ...[]byte) {
-	ps := s.openPostStream(w, r, ls, version)
+func (s *Server) replySSE(w http.ResponseWriter, r *http.Request, ls *liveSession, msgs ...[]byte) {
+	ps := s.openPostStream(w, r, ls)
 	for _, msg := range msgs {
 		ps.emit(msg)
 	}
@@ -207,12 +213,13 @@ type postStream struct {
 }
 
 // openPostStream turns a POST's response into an SSE stream of ls, opened
-// with a priming event on versions that have it and kept alive while quiet.
-// The handler must call end before it returns.
-func (s *Server) openPostStream(w http.ResponseWriter, r *http.Request, ls *liveSession, version string) *postStream {
+// with a priming event when the session's version has them (see
+// primesStreams) and kept alive while quiet. The handler must call end
+// before it returns.
+func (s *Server) openPostStream(w http.ResponseWriter, r *http.Request, ls *liveSession) *postStream {
 	ps := &postStream{stream: s.newStream(ls, false), pumped: make(chan struct{})}
 	sk := newConnSink()
-	if primesStreams(version) {
+	if primesStreams(ls.version) {
 		sk.write(primingEvent(ps.eventID(0)))
 	}
 	ps.attach(sk, 0)

@@ -34,12 +34,14 @@ type liveSession struct {
 	cancel context.CancelCauseFunc
 	level  atomic.Int32 // minimum index into logLevels of notifications/message
 	active atomic.Int32 // requests being served
+	ended  atomic.Bool  // end has run
 
 	mu        sync.Mutex
 	record    mcpgate.Session
 	checkedAt time.Time
 	usedAt    time.Time
 	calls     map[string]context.CancelCauseFunc
+	waiters   map[string]chan clientResponse // server→client requests, by id key
 	streams   streamSet
 
 	replay replay // the latest events of its streams
@@ -58,25 +60,24 @@ func (s *Server) newLive(rec *mcpgate.Session) *liveSession {
 }
 
 // openSession checks the MCP-Protocol-Version header and finds the request's
-// session, bound to agent and cred. It returns the version the request
-// speaks. The caller must call release on the session when done.
-func (s *Server) openSession(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential) (*liveSession, string, error) {
+// session, bound to agent and cred. The caller must call release on the
+// session when done.
+//
+// A supported version in the header other than the negotiated one is
+// accepted, and the session's streams keep following the negotiated
+// version: a client that negotiated 2025-11-25 reads priming events
+// whatever a later header says (the conformance suite's SSE scenarios send
+// 2025-03-26 in such sessions and expect priming events).
+func (s *Server) openSession(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential) (*liveSession, error) {
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if version != "" && !supported(version) {
-		return nil, "", mcpgate.Errorf(mcpgate.EINVALID, "unsupported MCP-Protocol-Version %q; supported versions: %s", version, supportedVersions)
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "unsupported MCP-Protocol-Version %q; supported versions: %s", version, supportedVersions)
 	}
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
-		return nil, "", mcpgate.Errorf(mcpgate.EINVALID, "missing Mcp-Session-Id header: send initialize first, then echo the session id it returned")
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "missing Mcp-Session-Id header: send initialize first, then echo the session id it returned")
 	}
-	ls, err := s.session(r.Context(), id, agent, cred)
-	if err != nil {
-		return nil, "", err
-	}
-	if version == "" {
-		version = ls.version
-	}
-	return ls, version, nil
+	return s.session(r.Context(), id, agent, cred)
 }
 
 // session returns the live session id, checking that it belongs to agent
@@ -211,7 +212,16 @@ func leastRecentlyUsedIdle(sessions map[string]*liveSession) *liveSession {
 // stored. s.mu must be held.
 func (s *Server) evictLocked(ls *liveSession) {
 	s.forgetLocked(ls)
-	ls.cancel(nil)
+	s.end(ls, nil)
+}
+
+// end cancels what ls runs here with cause and, the first time, tells
+// Options.SessionClosed off the request path.
+func (s *Server) end(ls *liveSession, cause error) {
+	ls.cancel(cause)
+	if s.sessionClosed != nil && ls.ended.CompareAndSwap(false, true) {
+		go s.sessionClosed(ls.id)
+	}
 }
 
 // forgetLocked removes ls from the cache, if it is there. s.mu must be
@@ -269,7 +279,7 @@ func (s *Server) drop(ls *liveSession, cause error) {
 	s.mu.Lock()
 	s.forgetLocked(ls)
 	s.mu.Unlock()
-	ls.cancel(cause)
+	s.end(ls, cause)
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	for _, st := range ls.streams.take() {

@@ -12,6 +12,9 @@ import (
 const (
 	streamsKept    = 8 // streams kept per session for resumption
 	keepAliveEvent = ": keep-alive\n\n"
+	// retryMillis is the reconnection delay that priming events advise: a
+	// second, the TypeScript SDK client's own first delay.
+	retryMillis = "1000"
 )
 
 // A stream is one SSE stream of a session: a tools/call reply or a GET
@@ -139,9 +142,11 @@ func appendEvent(b []byte, id string, msg []byte) []byte {
 }
 
 // primingEvent is the event that opens a stream on 2025-11-25 and later:
-// an id to resume from, and empty data.
+// an id to resume from, the delay before reconnecting (SEP-1699: a client
+// whose stream ends before the response resumes it with GET and
+// Last-Event-ID after that many milliseconds), and empty data.
 func primingEvent(id string) []byte {
-	return []byte("id: " + id + "\ndata: \n\n")
+	return []byte("id: " + id + "\nretry: " + retryMillis + "\ndata: \n\n")
 }
 
 // startSSE writes the headers of an SSE response.

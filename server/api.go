@@ -58,6 +58,10 @@ func (s *Server) apiRouteTable() []apiRoute {
 		{"GET", apiPrefix + "/users/{id}", s.admin(s.handleUserGet)},
 		{"PATCH", apiPrefix + "/users/{id}", s.admin(s.handleUserPatch)},
 		{"DELETE", apiPrefix + "/users/{id}", s.admin(s.handleUserDelete)},
+		{"GET", apiPrefix + "/agent/inbox", s.worker(s.handleInbox)},
+		{"POST", apiPrefix + "/agent/inbox/ack", s.worker(s.handleInboxAck)},
+		{"POST", apiPrefix + "/channels/{id}/messages", s.worker(s.handleMessagePost)},
+		{"GET", apiPrefix + "/channels/{id}/messages", s.authed(s.handleMessageList)},
 	}
 }
 

@@ -142,6 +142,10 @@ func TestAPIOperatorPowers(t *testing.T) {
 	f.call(t, "POST", skills, f.alice, withSecret).wantError(t, http.StatusForbidden, "forbidden", "headers.X-Leak", "only an administrator")
 	f.call(t, "POST", skills, f.alice, private).wantError(t, http.StatusForbidden, "forbidden", "allow_private", "only an administrator")
 	f.call(t, "POST", skills, f.alice, inQuery).wantError(t, http.StatusForbidden, "forbidden", "tools[0].request.query.k", "only an administrator")
+	stdio := `{"name":"run","kind":"mcp","command":"/bin/sh","args":["-c","id"]}`
+	f.call(t, "POST", skills, f.alice, stdio).wantError(t, http.StatusForbidden, "forbidden", "command", "only an administrator")
+	push := `{"name":"p","kind":"agent","delivery":"push","push_url":"https://a.example.com/in","push_secret":"${env:MCPGATE_DB}"}`
+	f.call(t, "POST", skills, f.alice, push).wantError(t, http.StatusForbidden, "forbidden", "push_secret", "only an administrator")
 	imp, _ := json.Marshal(map[string]any{"document": notesSpec, "base_url": "https://api.example.com/v1"})
 	f.call(t, "POST", skills+"/notes/import", f.alice, string(imp)).wantError(t, http.StatusForbidden, "forbidden", "headers.X-Api-Key", "only an administrator")
 

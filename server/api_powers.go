@@ -12,11 +12,15 @@ import (
 // which the REST backend fills from the gateway's own environment (a user
 // could otherwise send any of the gateway's secrets to a server of theirs),
 // or allow_private, which lets requests past the SSRF guard into private
-// networks. Editing a skill that already has either is refused too, since
-// the editor could point the operator's secret at another server.
+// networks, or a command, which would run a program on the gateway's host.
+// Editing a skill that already has any is refused too, since the editor
+// could point the operator's secret at another server.
 func operatorOnly(c *caller, s *mcpgate.Skill) error {
 	if c.isAdmin() {
 		return nil
+	}
+	if s.Command != "" {
+		return fieldErrorf(mcpgate.EFORBIDDEN, "command", "only an administrator may start a program on the gateway's host (a stdio upstream); use url for an upstream reached over HTTP")
 	}
 	if s.AllowPrivate {
 		return fieldErrorf(mcpgate.EFORBIDDEN, "allow_private", "only an administrator may let a skill reach loopback and private addresses")
@@ -35,6 +39,12 @@ func secretField(s *mcpgate.Skill) string {
 	}
 	if name := refIn(s.Headers); name != "" {
 		return "headers." + name
+	}
+	if hasRef(s.URL) || hasRef(s.PushURL) {
+		return "url"
+	}
+	if hasRef(s.PushSecret) {
+		return "push_secret"
 	}
 	for i, t := range s.Tools {
 		r := t.Request

@@ -25,20 +25,40 @@ type skillInput struct {
 	ApprovalTimeout  mcpgate.Duration `json:"approval_timeout"`
 	MaxResponseBytes int64            `json:"max_response_bytes"`
 	Tools            []*mcpgate.Tool  `json:"tools"`
+	// URL or Command, Args, Env and Cwd reach an mcp skill's upstream.
+	URL     string            `json:"url"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Cwd     string            `json:"cwd"`
+	// Delivery, PushURL and PushSecret say how an agent skill's messages
+	// reach its workers.
+	Delivery   mcpgate.Delivery `json:"delivery"`
+	PushURL    string           `json:"push_url"`
+	PushSecret string           `json:"push_secret"`
 }
 
 // skill returns the skill the input describes; kind defaults to rest.
-func (in *skillInput) skill(agentID string) *mcpgate.Skill {
+// An mcp skill's tools are discovered from its upstream, never declared.
+func (in *skillInput) skill(agentID string) (*mcpgate.Skill, error) {
+	if in.Kind == mcpgate.SkillMCP && len(in.Tools) > 0 {
+		return nil, fieldErrorf(mcpgate.EINVALID, "tools", "the tools of an mcp skill are discovered from the upstream server; leave tools out")
+	}
 	s := &mcpgate.Skill{
 		AgentID: agentID, Name: in.Name, Kind: in.Kind, Prefix: in.Prefix, BaseURL: in.BaseURL,
 		AllowPrivate: in.AllowPrivate, Headers: in.Headers, Timeout: in.Timeout, AutoApprove: true,
 		ApprovalTimeout: in.ApprovalTimeout, MaxResponseBytes: in.MaxResponseBytes, Tools: in.Tools,
+		URL: in.URL, Command: in.Command, Args: in.Args, Env: in.Env, Cwd: in.Cwd,
+		Delivery: in.Delivery, PushURL: in.PushURL, PushSecret: in.PushSecret,
+	}
+	if s.Kind == mcpgate.SkillAgent && s.Delivery == "" {
+		s.Delivery = mcpgate.DeliveryPull
 	}
 	setIf(&s.AutoApprove, in.AutoApprove)
 	if s.Kind == "" {
 		s.Kind = mcpgate.SkillREST
 	}
-	return s
+	return s, nil
 }
 
 // handleSkillList lists an agent's skills with their tools.
@@ -51,11 +71,36 @@ func (s *Server) handleSkillList(w http.ResponseWriter, r *http.Request, c *call
 	if err != nil {
 		return err
 	}
-	if skills == nil {
-		skills = []*mcpgate.Skill{}
+	views, err := s.skillViews(r.Context(), a.ID, skills)
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"skills": skills})
+	writeJSON(w, http.StatusOK, map[string]any{"skills": views})
 	return nil
+}
+
+// skillView is a skill as the API shows it: with the health of its
+// upstream connection, for an mcp skill the gateway has connected.
+type skillView struct {
+	*mcpgate.Skill
+	Health *mcpgate.SkillHealth `json:"health,omitempty"`
+}
+
+// skillViews pairs an agent's skills with their health.
+func (s *Server) skillViews(ctx context.Context, agentID string, skills []*mcpgate.Skill) ([]skillView, error) {
+	health, err := s.opts.Store.ListSkillHealth(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]*mcpgate.SkillHealth, len(health))
+	for _, h := range health {
+		byName[h.Skill] = h
+	}
+	views := make([]skillView, len(skills))
+	for i, sk := range skills {
+		views[i] = skillView{Skill: sk, Health: byName[sk.Name]}
+	}
+	return views, nil
 }
 
 // handleSkillGet shows one skill with its tools.
@@ -64,7 +109,11 @@ func (s *Server) handleSkillGet(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, sk)
+	views, err := s.skillViews(r.Context(), sk.AgentID, []*mcpgate.Skill{sk})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, views[0])
 	return nil
 }
 
@@ -89,7 +138,7 @@ func (s *Server) handleSkillCreate(w http.ResponseWriter, r *http.Request, c *ca
 		if cur != nil {
 			return nil, fieldErrorf(mcpgate.ECONFLICT, "name", "agent %q has a skill %q already; PUT it to replace it", a.ID, in.Name)
 		}
-		return in.skill(a.ID), nil
+		return in.skill(a.ID)
 	})
 	if err != nil {
 		return err
@@ -113,7 +162,7 @@ func (s *Server) handleSkillPut(w http.ResponseWriter, r *http.Request, c *calle
 	created := false
 	sk, err := s.editSkill(r.Context(), c, a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		created = cur == nil
-		return in.skill(a.ID), nil
+		return in.skill(a.ID)
 	})
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/mcpgate/mcpgate"
@@ -29,13 +28,11 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	s.opts.MCP.ServeAgent(w, r, t.Agent, cred)
 }
 
-// writeAuthError writes an authentication or authorization failure; a 401
-// tells the client where the OAuth protected resource metadata of the
-// requested resource lives (RFC 9728, path-inserted form).
+// writeAuthError writes an authentication or authorization failure with
+// its OAuth challenge: a 401 tells the client where the protected resource
+// metadata of the requested resource lives (RFC 9728, path-inserted form)
+// and a 403 to an access token says insufficient_scope.
 func (s *Server) writeAuthError(w http.ResponseWriter, r *http.Request, err error) {
-	if mcpgate.ErrorCode(err) == mcpgate.EUNAUTHORIZED {
-		meta := s.guard.base + "/.well-known/oauth-protected-resource" + r.URL.EscapedPath()
-		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="MCP", resource_metadata=%q`, meta))
-	}
+	s.challenge(w, r, err)
 	mcp.WriteHTTPError(w, err)
 }

@@ -77,6 +77,19 @@ type Options struct {
 	// Mounts are extra handlers by path prefix (such as the demo API),
 	// behind the same Host/Origin guard; optional.
 	Mounts map[string]http.Handler
+	// Bus posts agent workers' messages and wakes their inbox streams;
+	// optional: without it the agent worker routes answer 503.
+	Bus MessageBus
+	// Visibility is how long a message delivered to an agent worker waits
+	// for its acknowledgement before it is delivered again; default
+	// DefaultVisibility.
+	Visibility time.Duration
+	// InboxPing is how often a quiet inbox stream gets a keep-alive
+	// comment; default DefaultInboxPing.
+	InboxPing time.Duration
+	// OAuth is the OAuth authorization server whose metadata and endpoints
+	// are served; optional.
+	OAuth OAuthServer
 	// Logger is optional; nil discards.
 	Logger *slog.Logger
 }
@@ -109,6 +122,7 @@ func (s *Server) routes() {
 	s.handle("GET /healthz", "healthz", http.HandlerFunc(s.handleHealth))
 	s.handle("GET /metrics", "metrics", s.opts.Metrics.Handler())
 	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
+	s.oauthRoutes()
 	s.apiRoutes()
 	s.handsAIRoutes()
 	for prefix, h := range s.opts.Mounts {

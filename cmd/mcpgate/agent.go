@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -69,24 +71,65 @@ func runAgentShow(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		printAgent(env, a, ownerName(ctx, s, a.OwnerID), skills)
+		health, err := s.ListSkillHealth(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		printAgent(env, a, ownerName(ctx, s, a.OwnerID), skills, health)
 		return nil
 	})
 }
 
-// printAgent writes an agent's details.
-func printAgent(env *Env, a *mcpgate.Agent, owner string, skills []*mcpgate.Skill) {
+// printAgent writes an agent's details, with the health of its upstream
+// connections.
+func printAgent(env *Env, a *mcpgate.Agent, owner string, skills []*mcpgate.Skill, health []*mcpgate.SkillHealth) {
 	w := env.Stdout
 	fmt.Fprintf(w, "Agent:       %s\nName:        %s\nDescription: %s\nOwner:       %s\nMCP enabled: %v\nSource:      %s\nMCP path:    /%s/mcp\n",
 		a.ID, a.Name, a.Description, owner, a.MCPEnabled, a.Source, a.ID)
 	for _, sk := range skills {
 		fmt.Fprintf(w, "\nSkill %s (kind %s, timeout %s, auto_approve %v)\n", sk.Name, sk.Kind, sk.CallTimeout(), sk.AutoApprove)
-		if sk.BaseURL != "" {
-			fmt.Fprintf(w, "  base_url: %s (allow_private %v)\n", sk.BaseURL, sk.AllowPrivate)
+		printSkillTarget(w, sk)
+		if h := findHealth(health, sk.Name); h != nil {
+			printHealth(w, h)
 		}
 		for _, t := range sk.Tools {
 			fmt.Fprintf(w, "  - %s%s: %s\n", sk.Prefix, t.Name, firstLine(t.Description))
 		}
+	}
+}
+
+// printSkillTarget writes where a skill's calls go.
+func printSkillTarget(w io.Writer, sk *mcpgate.Skill) {
+	switch {
+	case sk.BaseURL != "":
+		fmt.Fprintf(w, "  base_url: %s (allow_private %v)\n", sk.BaseURL, sk.AllowPrivate)
+	case sk.URL != "":
+		fmt.Fprintf(w, "  upstream: %s (allow_private %v)\n", sk.URL, sk.AllowPrivate)
+	case sk.Command != "":
+		fmt.Fprintf(w, "  upstream: stdio %s\n", strings.Join(append([]string{sk.Command}, sk.Args...), " "))
+	case sk.Kind == mcpgate.SkillAgent:
+		fmt.Fprintf(w, "  delivery: %s %s\n", sk.Delivery, sk.PushURL)
+	}
+}
+
+// findHealth returns the named skill's health, or nil.
+func findHealth(health []*mcpgate.SkillHealth, skill string) *mcpgate.SkillHealth {
+	for _, h := range health {
+		if h.Skill == skill {
+			return h
+		}
+	}
+	return nil
+}
+
+// printHealth writes an upstream connection's state.
+func printHealth(w io.Writer, h *mcpgate.SkillHealth) {
+	fmt.Fprintf(w, "  state: %s, %d tools (as of %s)\n", h.State, h.Tools, h.UpdatedAt.Format(time.RFC3339))
+	if h.LastError != "" && h.LastErrorAt != nil {
+		fmt.Fprintf(w, "  last error: %s (%s)\n", h.LastError, h.LastErrorAt.Format(time.RFC3339))
+	}
+	if h.LastCallAt != nil {
+		fmt.Fprintf(w, "  last successful call: %s\n", h.LastCallAt.Format(time.RFC3339))
 	}
 }
 

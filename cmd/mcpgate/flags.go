@@ -37,6 +37,14 @@ func (f *storeFlags) open(ctx context.Context) (mcpgate.Store, error) {
 	return nil, fmt.Errorf("--db: give a PostgreSQL URL (postgres://user@host/db) or leave it empty for SQLite")
 }
 
+// postgresDSN returns the PostgreSQL URL of --db, or "" for SQLite.
+func (f *storeFlags) postgresDSN() string {
+	if strings.HasPrefix(f.db, "postgres://") || strings.HasPrefix(f.db, "postgresql://") {
+		return f.db
+	}
+	return ""
+}
+
 // parseFlags parses args, then fills every flag not given on the command
 // line from MCPGATE_<NAME> in the environment (--data-dir reads
 // MCPGATE_DATA_DIR). Returns errUsage for bad flags and flag.ErrHelp for -h.

@@ -17,14 +17,17 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/auth"
+	"github.com/mcpgate/mcpgate/auth/oauth"
+	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/demo"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
+	"github.com/mcpgate/mcpgate/netguard"
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
-	"github.com/mcpgate/mcpgate/rest"
 	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/upstream"
 )
 
 // ServeConfig holds the flags of `mcpgate serve`.
@@ -41,7 +44,10 @@ type ServeConfig struct {
 	LogLevel       string
 	ReloadEvery    time.Duration
 	PprofAddr      string
-	store          storeFlags
+	// AgentVisibility is how long a message delivered to an agent worker
+	// waits for its acknowledgement before it is delivered again.
+	AgentVisibility time.Duration
+	store           storeFlags
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -52,7 +58,10 @@ type Main struct {
 
 	store    mcpgate.Store
 	registry *registry.Registry
+	oauth    *oauth.Server
 	mcp      *mcp.Server
+	bus      *bus.Bus
+	upstream *upstream.Manager
 	http     *http.Server
 	ln       net.Listener
 	logger   *slog.Logger
@@ -81,6 +90,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
+	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 30*time.Second, "how long a message to an agent worker waits for its acknowledgement before it is delivered again")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
 	if err := parseFlags(fs, m.Env, args); err != nil {
 		return err
@@ -153,6 +163,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.Config.PublicURL == "" {
 		m.Config.PublicURL = server.PublicURLFor(m.ln.Addr().String())
 	}
+	if m.oauth, err = m.newOAuth(ctx); err != nil {
+		return err
+	}
 	if err := m.wire(); err != nil {
 		return err
 	}
@@ -166,24 +179,26 @@ func (m *Main) Run(ctx context.Context) (err error) {
 // wire builds the gateway's parts.
 func (m *Main) wire() error {
 	met := metrics.New()
-	m.registry = registry.New(m.store, &registry.Options{Logger: m.logger, OnChange: m.toolsChanged})
-	pipe := pipeline.New(&pipeline.Options{
-		Tables:   m.registry,
-		Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate})},
-		Recorder: met, Logger: m.logger,
-	})
+	m.registry = registry.New(m.store, &registry.Options{Logger: m.logger, OnChange: m.toolsChanged, OnLoad: m.skillsLoaded})
+	gateway := &server.Gateway{Tables: m.registry}
 	m.mcp = mcp.New(&mcp.Options{
-		Sessions: m.store, Gateway: &server.Gateway{Tables: m.registry, Caller: pipe},
+		Sessions: m.store, Gateway: gateway, SessionClosed: m.sessionClosed,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
 	})
-	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger})
+	backends, err := m.backends()
+	if err != nil {
+		return err
+	}
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: backends, Recorder: met, Logger: m.logger})
+	gateway.Caller, gateway.Upstreams = pipe, m.upstream
+	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
 	srv, err := server.New(&server.Options{
 		Store: m.store, Tables: m.registry, Auth: authn, Caller: pipe,
 		Changed: m.registry.Reload, Forget: authn.Forget,
-		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
+		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL, Bus: m.bus, Visibility: m.Config.AgentVisibility,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
-		Mounts: m.mounts(), Logger: m.logger,
+		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
 	})
 	if err != nil {
 		return err
@@ -193,6 +208,16 @@ func (m *Main) wire() error {
 	// Shutdown has closed the listeners.
 	m.http.RegisterOnShutdown(m.mcp.Close)
 	return nil
+}
+
+// newOAuth returns the OAuth authorization server. It fetches client
+// metadata documents through the SSRF guard, which lets them come from
+// private addresses only with --allow-private-networks.
+func (m *Main) newOAuth(ctx context.Context) (*oauth.Server, error) {
+	return oauth.New(ctx, &oauth.Options{
+		Store: m.store, PublicURL: m.Config.PublicURL, Logger: m.logger,
+		HTTPClient: netguard.New(nil).Client(netguard.Policy{AllowPrivate: m.Config.AllowPrivate}),
+	})
 }
 
 // mounts are the extra handlers: the demo API when --demo is on.
@@ -307,7 +332,8 @@ func (m *Main) toolsChanged(agentIDs []string) {
 	}
 }
 
-// sweepSessions deletes sessions idle for a day, hourly.
+// sweepSessions deletes sessions idle for a day, and expired OAuth codes
+// and refresh tokens, hourly.
 func (m *Main) sweepSessions(ctx context.Context) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -316,6 +342,11 @@ func (m *Main) sweepSessions(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			if n, err := m.store.DeleteExpiredOAuth(ctx, time.Now()); err != nil {
+				m.logger.Warn("OAuth sweep", "err", err)
+			} else if n > 0 {
+				m.logger.Info("expired OAuth codes and refresh tokens removed", "count", n)
+			}
 			n, err := m.store.DeleteSessions(ctx, time.Now().Add(-24*time.Hour))
 			if err != nil {
 				m.logger.Warn("session sweep", "err", err)

@@ -30,9 +30,12 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Skills", skillTests()},
 		{"Keys", keyTests()},
 		{"Sessions", sessionTests()},
+		{"OAuth", oauthTests()},
+		{"SkillHealth", healthTests()},
 		{"Tx", txTests()},
 		{"Generation", generationTests()},
 		{"Concurrency", concurrencyTests()},
+		{"Messages", messageTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

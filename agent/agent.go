@@ -1,0 +1,224 @@
+// Package agent is the backend for skills of kind agent: it turns a tool
+// call into a chat_message on a channel, delivers it to the agent's workers
+// (they pull it from their inbox stream, or the backend pushes it to the
+// skill's push_url), and turns the agent's reply into the tool result,
+// relaying agent_reply_delta messages as progress notifications.
+//
+// The package imports the root mcpgate package, netguard, pushsig and the
+// standard library; it must not import a store implementation, the bus
+// implementation, the server or another backend: its dependencies are the
+// small interfaces declared here.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/netguard"
+)
+
+// Bus posts messages, waits for replies and knows which agents have a
+// worker connected. The bus package implements it.
+type Bus interface {
+	// Post stores m and wakes whoever waits for it, on every replica.
+	Post(ctx context.Context, m *mcpgate.Message) error
+	// Await returns the final reply to msgID, calling onDelta for each
+	// agent_reply_delta in order, until ctx ends (then ctx.Err()).
+	Await(ctx context.Context, channelID, msgID string, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error)
+	// Online reports whether a worker of the agent's skill holds an inbox
+	// stream on any replica.
+	Online(ctx context.Context, agentID, skill string) (bool, error)
+}
+
+// Channels finds and creates channels and acknowledges pushed messages: the
+// part of mcpgate.MessageStore the backend needs.
+type Channels interface {
+	CreateChannel(ctx context.Context, c *mcpgate.Channel) error
+	FindChannel(ctx context.Context, id string) (*mcpgate.Channel, error)
+	AckMessage(ctx context.Context, agentID, id string) error
+}
+
+// Options configures a Backend. Bus and Channels are required; a zero
+// field of the others gives the default.
+type Options struct {
+	Bus      Bus
+	Channels Channels
+	// Guard holds the HTTP clients for push delivery; default a new
+	// netguard.Guard.
+	Guard *netguard.Guard
+	// LookupEnv expands the skill's push_secret and header references
+	// (${env:NAME}) at call time; default os.LookupEnv.
+	LookupEnv mcpgate.LookupFunc
+	// Logger is optional; nil discards.
+	Logger *slog.Logger
+	// Now is the clock that signs pushed envelopes; default time.Now.
+	Now func() time.Time
+	// PushBackoff is the first wait before a failed push is retried; each
+	// retry doubles it. Default one second.
+	PushBackoff time.Duration
+}
+
+// Backend runs the tools of agent skills. It is safe for concurrent use.
+type Backend struct {
+	opts    Options
+	strict  *http.Client
+	private *http.Client
+}
+
+var _ mcpgate.Backend = (*Backend)(nil)
+
+// New returns a Backend. opts, opts.Bus and opts.Channels are required.
+func New(opts *Options) *Backend {
+	b := &Backend{opts: *opts}
+	if b.opts.Guard == nil {
+		b.opts.Guard = netguard.New(nil)
+	}
+	if b.opts.LookupEnv == nil {
+		b.opts.LookupEnv = os.LookupEnv
+	}
+	if b.opts.Logger == nil {
+		b.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if b.opts.Now == nil {
+		b.opts.Now = time.Now
+	}
+	if b.opts.PushBackoff <= 0 {
+		b.opts.PushBackoff = time.Second
+	}
+	b.strict = b.opts.Guard.Client(netguard.Policy{})
+	b.private = b.opts.Guard.Client(netguard.Policy{AllowPrivate: true})
+	return b
+}
+
+// errOffline is the cause of a call's end when push delivery found the
+// agent unreachable.
+var errOffline = errors.New("push target unreachable")
+
+// CallTool posts the call as a chat_message on its channel, delivers it,
+// and waits for the reply under the skill's timeout. It returns
+// EUNAVAILABLE at once when no worker can take the message, ETIMEOUT
+// "Agent reply timeout" when the agent does not answer in time, and
+// ECANCELED (after telling the agent with a cancel message) when the
+// caller gives up. A channel the call may not use is a result with IsError.
+func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+	var signer *signer
+	if call.Skill.Delivery == mcpgate.DeliveryPush {
+		var err error
+		if signer, err = b.newSigner(call.Skill); err != nil {
+			return mcpgate.ErrorResult("%s", mcpgate.ErrorMessage(err)), nil
+		}
+	} else if online, err := b.opts.Bus.Online(ctx, call.Agent.ID, call.Skill.Name); err != nil {
+		return nil, fmt.Errorf("agent %s: presence: %w", call.Agent.ID, err)
+	} else if !online {
+		return nil, offline(call)
+	}
+	msg, err := b.chatMessage(ctx, call)
+	if c := mcpgate.ErrorCode(err); c == mcpgate.EFORBIDDEN || c == mcpgate.EINVALID {
+		return mcpgate.ErrorResult("%s", mcpgate.ErrorMessage(err)), nil
+	} else if err != nil {
+		return nil, err
+	}
+	return b.roundTrip(ctx, call, msg, signer)
+}
+
+// chatMessage returns the call's chat_message on the channel it talks on.
+// Errors with EINVALID or EFORBIDDEN are the caller's to fix.
+func (b *Backend) chatMessage(ctx context.Context, call *mcpgate.Call) (*mcpgate.Message, error) {
+	if isChat(call) {
+		if a, err := chatArguments(call); err != nil {
+			return nil, err
+		} else if a.Message == "" {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "%s needs a message", call.Tool.Name)
+		}
+	}
+	ch, err := b.channel(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return newChatMessage(ch, call)
+}
+
+// roundTrip posts msg, delivers it by push when signer is set, and waits
+// for its reply.
+func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgate.Message, signer *signer) (*mcpgate.Result, error) {
+	ctx, cancelTimeout := context.WithTimeout(ctx, callTimeout(ctx, call.Skill))
+	defer cancelTimeout()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if err := b.opts.Bus.Post(ctx, msg); err != nil {
+		return nil, b.ended(ctx, call, msg, signer, err)
+	}
+	if signer != nil {
+		go b.push(ctx, cancel, call.Skill, msg, signer)
+	}
+	var n float64
+	reply, err := b.opts.Bus.Await(ctx, msg.ChannelID, msg.ID, func(d *mcpgate.Message) {
+		n++
+		call.Notifier.Progress(n, 0, d.Body.Text)
+	})
+	if err != nil {
+		return nil, b.ended(ctx, call, msg, signer, err)
+	}
+	return result(reply), nil
+}
+
+// ended maps the end of a wait without a reply to the call's error: the
+// push target was unreachable, the timeout passed, or the caller canceled
+// (then the agent hears of it with a cancel message).
+func (b *Backend) ended(ctx context.Context, call *mcpgate.Call, msg *mcpgate.Message, s *signer, err error) error {
+	switch {
+	case errors.Is(context.Cause(ctx), errOffline):
+		return offline(call)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return mcpgate.Errorf(mcpgate.ETIMEOUT, "Agent reply timeout")
+	case errors.Is(ctx.Err(), context.Canceled):
+		if msg.ID != "" {
+			b.postCancel(ctx, msg, s)
+		}
+		return mcpgate.Errorf(mcpgate.ECANCELED, "the call of %s was canceled", call.Tool.Name)
+	}
+	return err
+}
+
+// offline is the error of a call no worker of the agent can take.
+func offline(call *mcpgate.Call) error {
+	return mcpgate.Errorf(mcpgate.EUNAVAILABLE, "agent %q is offline: no worker of skill %q is connected", call.Agent.ID, call.Skill.Name)
+}
+
+// cancelTimeout bounds posting a cancel message after the call's own
+// context ended.
+const cancelTimeout = 5 * time.Second
+
+// postCancel tells the agent's workers that the caller gave up on msg:
+// through their inbox, and by push when s is set.
+func (b *Backend) postCancel(ctx context.Context, msg *mcpgate.Message, s *signer) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	m := &mcpgate.Message{
+		ChannelID: msg.ChannelID, AgentID: msg.AgentID, Skill: msg.Skill,
+		Type: mcpgate.MessageCancel, InReplyTo: msg.ID, Sender: msg.Sender,
+	}
+	if err := b.opts.Bus.Post(ctx, m); err != nil {
+		b.opts.Logger.Warn("post cancel message", "message", msg.ID, "err", err)
+		return
+	}
+	if s != nil {
+		b.pushCancel(ctx, m, s)
+	}
+}
+
+// callTimeout returns the skill's timeout, shortened to the caller's
+// deadline if that comes first.
+func callTimeout(ctx context.Context, skill *mcpgate.Skill) time.Duration {
+	timeout := skill.CallTimeout()
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl)
+	}
+	return timeout
+}

@@ -1,0 +1,89 @@
+package bus_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/bus"
+)
+
+// BenchmarkPostAwait measures a round trip through the bus and the store:
+// post a chat_message, an agent goroutine woken by its inbox claims it and
+// posts the reply, and Await returns it. On PostgreSQL it runs with the
+// agent on the caller's replica and on another one.
+func BenchmarkPostAwait(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
+		s := mustSQLite(b)
+		r := mustBus(b, s, nil)
+		benchPostAwait(b, r, r, s)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		_, _, rs := mustReplicas(b, 1)
+		benchPostAwait(b, rs[0].bus, rs[0].bus, rs[0].store)
+	})
+	b.Run("postgres-2-replicas", func(b *testing.B) {
+		_, _, rs := mustReplicas(b, 2)
+		benchPostAwait(b, rs[0].bus, rs[1].bus, rs[1].store)
+	})
+}
+
+// benchPostAwait runs the round trips from caller to an agent on agent
+// and its store, one at a time and then GOMAXPROCS at once.
+func benchPostAwait(b *testing.B, caller, agent *bus.Bus, agentStore bus.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go runAgent(ctx, agent, agentStore)
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			if err := roundTrip(caller); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := roundTrip(caller); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+// roundTrip posts a chat message and waits for its reply.
+func roundTrip(caller *bus.Bus) error {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	chat := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u1", Body: mcpgate.MessageBody{Text: "ping"}}
+	if err := caller.Post(ctx, chat); err != nil {
+		return err
+	}
+	_, err := caller.Await(ctx, "ch-1", chat.ID, nil)
+	return err
+}
+
+// runAgent answers every chat message to "weather" until ctx ends, as a
+// pull worker's stream would: wait for the inbox, claim, reply.
+func runAgent(ctx context.Context, b *bus.Bus, s bus.Store) {
+	inbox := b.Inbox(ctx, "weather")
+	for {
+		msgs, err := s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 100)
+		if err != nil {
+			return
+		}
+		for _, m := range msgs {
+			reply := &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather",
+				Body: mcpgate.MessageBody{Text: "pong"}}
+			if err := b.Post(ctx, reply); err != nil {
+				return
+			}
+		}
+		if _, ok := <-inbox; !ok {
+			return
+		}
+	}
+}

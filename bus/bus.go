@@ -1,0 +1,198 @@
+// Package bus carries "something happened" signals between the goroutines
+// of the gateway's replicas: a tool call waiting for an agent's reply, and
+// agent inbox streams waiting for messages to deliver.
+//
+// Waiting never polls the database. A waiter subscribes to a topic in
+// process; Post stores a message and then signals the message's topic here
+// and, through a Broker such as PostgreSQL's LISTEN/NOTIFY, on every other
+// replica. Signals carry no data: a woken waiter reads what is new from the
+// store, so a duplicated signal costs one read and a lost one is made good
+// when the Broker reconnects and wakes every waiter.
+//
+// The package must not import any mcpgate package other than the root one.
+package bus
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Store is what the bus keeps in the database: messages and presence.
+type Store interface {
+	mcpgate.MessageStore
+	mcpgate.PresenceStore
+}
+
+// Broker carries published payloads between processes.
+type Broker interface {
+	// Publish sends payload to every Subscribe of topic, in this process
+	// and in others.
+	Publish(ctx context.Context, topic string, payload []byte) error
+	// Subscribe calls fn with every topic and payload published, one call
+	// at a time, until ctx ends; then it returns ctx.Err(). It calls fn
+	// with topic "" whenever it has (re)connected, since payloads published
+	// while it was not connected are lost.
+	Subscribe(ctx context.Context, fn func(topic string, payload []byte)) error
+}
+
+// Defaults of Options.
+const (
+	DefaultHeartbeat   = 10 * time.Second
+	DefaultPresenceTTL = 30 * time.Second
+	// publishTimeout bounds how long Post waits for the Broker.
+	publishTimeout = 5 * time.Second
+	// resubscribeDelay is how long the bus waits before calling Subscribe
+	// again when it failed.
+	resubscribeDelay = time.Second
+)
+
+// Options configure a Bus.
+type Options struct {
+	// Store keeps the messages and presence records. It is required.
+	Store Store
+	// Broker carries signals to other replicas; nil means this process is
+	// the only one.
+	Broker Broker
+	// Logger receives failures to publish, subscribe and record presence;
+	// nil means slog.Default().
+	Logger *slog.Logger
+	// Heartbeat is how often presence records are refreshed, and
+	// PresenceTTL how long each stays valid: DefaultHeartbeat and
+	// DefaultPresenceTTL when zero.
+	Heartbeat, PresenceTTL time.Duration
+}
+
+// Bus carries "something happened" signals between the replicas'
+// goroutines. Its methods are safe for concurrent use.
+type Bus struct {
+	store  Store
+	broker Broker
+	logger *slog.Logger
+	id     string // this replica, in presence records and broker payloads
+	hub    hub
+	online presence
+
+	heartbeat, ttl time.Duration
+	stop           context.CancelFunc
+	wg             sync.WaitGroup
+}
+
+// New returns a Bus over opts.Store and starts its background work:
+// listening to the Broker and refreshing presence records. Close stops it.
+func New(opts *Options) *Bus {
+	b := &Bus{
+		store: opts.Store, broker: opts.Broker, logger: opts.Logger, id: mcpgate.NewID("rep_"),
+		heartbeat: opts.Heartbeat, ttl: opts.PresenceTTL,
+	}
+	if b.logger == nil {
+		b.logger = slog.Default()
+	}
+	if b.heartbeat <= 0 {
+		b.heartbeat = DefaultHeartbeat
+	}
+	if b.ttl <= 0 {
+		b.ttl = DefaultPresenceTTL
+	}
+	b.hub.init()
+	b.online.init()
+	ctx, stop := context.WithCancel(context.Background())
+	b.stop = stop
+	if b.broker != nil {
+		b.wg.Go(func() { b.listen(ctx) })
+	}
+	b.wg.Go(func() { b.refresh(ctx) })
+	return b
+}
+
+// Close stops the background work and removes this replica's presence
+// records. Waiters still blocked keep waiting until their contexts end.
+func (b *Bus) Close() error {
+	b.stop()
+	b.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	return b.online.deleteAll(ctx, b.store, b.id)
+}
+
+// Post stores m (MessageStore.PostMessage, which fills in its ID, Seq,
+// agent and skill) and then signals its waiters on every replica: the
+// agent's inbox for a message to its workers, the channel's reply waiters
+// otherwise. A failure to reach the Broker is logged, not returned: m is
+// stored, and other replicas' waiters find it when woken for any reason.
+func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
+	if err := b.store.PostMessage(ctx, m); err != nil {
+		return err
+	}
+	if m.Type.ToAgent() {
+		b.signal(ctx, inboxTopic(m.AgentID))
+	} else {
+		b.signal(ctx, replyTopic(m.ChannelID))
+	}
+	return nil
+}
+
+// Inbox returns a channel that receives a signal whenever a message for
+// the agent's workers is posted on any replica, and is closed when ctx
+// ends. Signals coalesce: one signal may stand for several messages. Call
+// Inbox before claiming messages, so that none posted in between is missed.
+func (b *Bus) Inbox(ctx context.Context, agentID string) <-chan struct{} {
+	topic := inboxTopic(agentID)
+	c := b.hub.subscribe(topic)
+	context.AfterFunc(ctx, func() {
+		b.hub.unsubscribe(topic, c)
+		close(c)
+	})
+	return c
+}
+
+// Topics: one per channel for reply waiters, one per agent for inboxes.
+func replyTopic(channelID string) string { return "reply:" + channelID }
+func inboxTopic(agentID string) string   { return "inbox:" + agentID }
+
+// signal wakes the topic's waiters here and, through the Broker, on the
+// other replicas, even when ctx has ended after the message was stored.
+func (b *Bus) signal(ctx context.Context, topic string) {
+	b.hub.signal(topic)
+	if b.broker == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	if err := b.broker.Publish(ctx, topic, []byte(b.id)); err != nil {
+		b.logger.Warn("bus: publish", "topic", topic, "err", err)
+	}
+}
+
+// listen relays the Broker's payloads to this replica's waiters until ctx
+// ends.
+func (b *Bus) listen(ctx context.Context) {
+	for {
+		err := b.broker.Subscribe(ctx, b.deliver)
+		if ctx.Err() != nil {
+			return
+		}
+		b.logger.Warn("bus: subscribe", "err", err)
+		t := time.NewTimer(resubscribeDelay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// deliver wakes the waiters of a topic published by another replica, or
+// every waiter when the Broker may have lost payloads (topic "").
+func (b *Bus) deliver(topic string, payload []byte) {
+	switch {
+	case topic == "":
+		b.hub.signalAll()
+	case string(payload) != b.id: // this replica woke its own waiters in signal
+		b.hub.signal(topic)
+	}
+}

@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// everythingServer is the official Go SDK's conformance fixture: an MCP
+// server with every tool, resource and prompt the suite exercises.
+const everythingServer = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
+
+// relayScenarios are the active server scenarios of the pinned suite
+// (0.1.16), all of which an agent relaying the fixture must pass.
+var relayScenarios = []string{
+	"server-initialize", "logging-set-level", "ping", "completion-complete", "tools-list",
+	"tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
+	"tools-call-mixed-content", "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
+	"tools-call-sampling", "tools-call-elicitation", "json-schema-2020-12", "elicitation-sep1034-defaults",
+	"server-sse-polling", "server-sse-multiple-streams", "elicitation-sep1330-enums",
+	"resources-list", "resources-read-text", "resources-read-binary", "resources-templates-read",
+	"resources-subscribe", "resources-unsubscribe", "prompts-list", "prompts-get-simple",
+	"prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image",
+	"dns-rebinding-protection",
+}
+
+// relayConfig is a config file with one agent whose only skill is the
+// fixture, reached as skill says.
+func relayConfig(skill string) string {
+	return `users: [{name: alice}]
+agents:
+  - id: everything
+    owner: alice
+    mcp_enabled: true
+    skills:
+      - name: fixture
+        kind: mcp
+` + skill
+}
+
+// TestRelayConformance runs every active scenario of the conformance suite
+// against an agent whose only skill is the fixture server, over Streamable
+// HTTP and over stdio. The suite sends no credentials, so keyProxy adds a
+// user key, forwarding Host and Origin as sent so that the gateway's own
+// DNS-rebinding guard is what the suite tests.
+func TestRelayConformance(t *testing.T) {
+	fixture := buildTool(t, everythingServer)
+	t.Run("http", func(t *testing.T) {
+		addr := freeAddr(t)
+		startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")
+		waitListening(t, addr)
+		runRelaySuite(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n")
+	})
+	t.Run("stdio", func(t *testing.T) {
+		runRelaySuite(t, "        command: "+yamlQuote(fixture)+"\n")
+	})
+}
+
+// runRelaySuite starts a gateway with the fixture as skill and runs every
+// scenario through a key-adding proxy.
+func runRelaySuite(t *testing.T, skill string) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpgate.yaml")
+	if err := os.WriteFile(cfg, []byte(relayConfig(skill)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MCPGATE_DATA_DIR=" + filepath.Join(dir, "data")}
+	g := startGateway(t, env, "--config", cfg)
+	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
+	waitForTools(t, g.URL+"/everything/mcp", key)
+	proxy := keyProxy(t, g.URL, key)
+	for _, scenario := range relayScenarios {
+		t.Run(scenario, func(t *testing.T) {
+			for _, c := range runScenario(t, proxy+"/everything/mcp", scenario) {
+				if c.Status != "SUCCESS" && c.Status != "INFO" {
+					t.Errorf("%s: %s: %s %s", c.ID, c.Status, c.ErrorMessage, c.Details)
+				}
+			}
+		})
+	}
+}
+
+// waitForTools waits until the agent at url lists tools: discovery of an
+// upstream runs in the background after the gateway starts.
+func waitForTools(t *testing.T, url, key string) {
+	t.Helper()
+	eventually(t, func() bool {
+		return len(openSession(t, url, bearer(key)).toolNames()) > 0
+	})
+}

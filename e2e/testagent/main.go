@@ -1,0 +1,41 @@
+// Command testagent is an agent worker for the end-to-end tests, built on
+// agentkit: it prints "got <message id>" on stdout for each chat message,
+// then with -mode echo replies with the text it got, and with -mode stall
+// sends one delta and waits until the caller cancels, printing
+// "cancelled <message id>", never replying.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcpgate/mcpgate/agentkit"
+)
+
+func main() {
+	url := flag.String("url", "", "the gateway's base URL")
+	mode := flag.String("mode", "echo", "echo or stall")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	w := agentkit.New(agentkit.Options{URL: *url, Key: os.Getenv("MCPGATE_AGENT_KEY"), Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	w.Handle(func(ctx context.Context, req *agentkit.Request) error {
+		fmt.Println("got", req.ID())
+		if *mode == "echo" {
+			return req.Reply(ctx, agentkit.Text("echo: "+req.Text()))
+		}
+		req.Delta("stalling")
+		<-ctx.Done()
+		fmt.Println("cancelled", req.ID())
+		return ctx.Err()
+	})
+	if err := w.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "testagent:", err)
+		os.Exit(1)
+	}
+}

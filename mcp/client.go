@@ -1,0 +1,198 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Server→client requests (sampling/createMessage, elicitation/create,
+// roots/list) go out on the stream of the call that makes them, or on the
+// session's GET stream once that call's reply is over, with an id unique
+// across the session (and the replicas, through the server's instance
+// prefix). The client answers with a POST of a JSON-RPC response, which
+// resolves the waiting call.
+//
+// A response is matched only on the replica that sent the request: the
+// waiter lives in this replica's memory. A client whose POST reaches another
+// replica (a load balancer without session affinity) leaves the request
+// unanswered there, and the call waits until its context ends. Deployments
+// with several replicas must route a session's requests to one replica for
+// server→client requests to work.
+
+// clientResponse is the client's answer to a server→client request.
+type clientResponse struct {
+	result json.RawMessage
+	err    error
+}
+
+// requestCapability names the client capability each server→client request
+// needs; a method not listed needs none.
+var requestCapability = map[string]string{
+	"sampling/createMessage": "sampling",
+	"elicitation/create":     "elicitation",
+	"roots/list":             "roots",
+}
+
+// ClientCapabilities returns the capabilities the client declared at
+// initialize, "{}" when it declared none.
+func (c *callReply) ClientCapabilities() json.RawMessage {
+	c.ls.mu.Lock()
+	caps := c.ls.record.ClientCapabilities
+	c.ls.mu.Unlock()
+	if firstByte(caps) != '{' {
+		return json.RawMessage("{}")
+	}
+	return caps
+}
+
+// RequestClient sends a request to the client and waits for its answer. A
+// JSON-RPC error from the client, or a capability the client did not
+// declare, comes back as an *mcpgate.RPCError; EUNAVAILABLE when the client
+// cannot be reached (no stream to send on, or the session ended). When ctx
+// ends first, the client is sent notifications/cancelled for the request.
+func (c *callReply) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if err := c.checkCapability(method); err != nil {
+		return nil, err
+	}
+	id, answer := c.ls.await(c.s.newRequestID())
+	defer c.ls.forget(id)
+	if !c.send(appendRequest(nil, id, method, params)) {
+		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "the client cannot receive the %s request: it has no stream open on this session", method)
+	}
+	select {
+	case resp := <-answer:
+		return resp.result, resp.err
+	case <-c.ls.ctx.Done():
+		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "the session ended before the client answered %s", method)
+	case <-ctx.Done():
+		c.send(appendNotification(nil, "notifications/cancelled", cancelledParams(ctx, id)))
+		return nil, fmt.Errorf("waiting for the client's answer to %s: %w", method, ctx.Err())
+	}
+}
+
+// checkCapability refuses a request the client did not declare the
+// capability for, as the client itself would.
+func (c *callReply) checkCapability(method string) error {
+	name, ok := requestCapability[method]
+	if !ok {
+		return nil
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(c.ClientCapabilities(), &caps) == nil && caps[name] != nil && string(caps[name]) != "null" {
+		return nil
+	}
+	return &mcpgate.RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("the client did not declare the %s capability, so it cannot receive %s", name, method)}
+}
+
+// send streams a message to the client: on the call's reply while it is
+// open and can stream, else on the session's GET stream. It reports false
+// when there is neither.
+func (c *callReply) send(msg []byte) bool {
+	c.mu.Lock()
+	if !c.done && c.canStream() {
+		c.sendLocked(msg)
+		c.mu.Unlock()
+		return true
+	}
+	c.mu.Unlock()
+	return c.ls.emitOnGet(msg)
+}
+
+// newRequestID returns the JSON id of a new server→client request.
+func (s *Server) newRequestID() json.RawMessage {
+	return json.RawMessage(`"` + s.instance + "-" + strconv.FormatUint(s.requestSeq.Add(1), 36) + `"`)
+}
+
+// await registers a waiter for the response to request id, returning the
+// id and the channel the response arrives on.
+func (ls *liveSession) await(id json.RawMessage) (json.RawMessage, <-chan clientResponse) {
+	ch := make(chan clientResponse, 1)
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.waiters == nil {
+		ls.waiters = make(map[string]chan clientResponse)
+	}
+	ls.waiters[idKey(id)] = ch
+	return id, ch
+}
+
+// forget removes the waiter for request id, if it is still there.
+func (ls *liveSession) forget(id json.RawMessage) {
+	ls.mu.Lock()
+	delete(ls.waiters, idKey(id))
+	ls.mu.Unlock()
+}
+
+// deliver hands a client's response to the request waiting for it. Responses
+// to unknown requests, or to requests no longer waited for, are dropped.
+func (ls *liveSession) deliver(m *message) {
+	if !validID(m.ID) {
+		return
+	}
+	key := idKey(m.ID)
+	ls.mu.Lock()
+	ch := ls.waiters[key]
+	delete(ls.waiters, key)
+	ls.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	if m.Error != nil {
+		ch <- clientResponse{err: parseClientError(m.Error)}
+		return
+	}
+	ch <- clientResponse{result: bytes.Clone(m.Result)}
+}
+
+// parseClientError decodes the error member of a client's response.
+func parseClientError(raw json.RawMessage) *mcpgate.RPCError {
+	var e struct {
+		Code    *int            `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Code == nil {
+		return &mcpgate.RPCError{Code: codeInternal, Message: "the client answered with a malformed error"}
+	}
+	return &mcpgate.RPCError{Code: *e.Code, Message: e.Message, Data: bytes.Clone(e.Data)}
+}
+
+// emitOnGet sends a message on the session's GET stream, reporting false
+// when it has none open.
+func (ls *liveSession) emitOnGet(msg []byte) bool {
+	ls.mu.Lock()
+	st := ls.streams.get
+	ls.mu.Unlock()
+	if st == nil || st.isClosed() {
+		return false
+	}
+	st.emit(msg)
+	return true
+}
+
+// appendRequest appends a JSON-RPC request; nil params are left out.
+func appendRequest(b []byte, id json.RawMessage, method string, params []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, method)
+	if len(params) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, '}')
+}
+
+// cancelledParams encodes the params of notifications/cancelled for
+// request id, abandoned because ctx ended.
+func cancelledParams(ctx context.Context, id json.RawMessage) []byte {
+	b := append([]byte(`{"requestId":`), id...)
+	b = append(b, `,"reason":`...)
+	b = appendJSONString(b, "the gateway stopped waiting: "+ctx.Err().Error())
+	return append(b, '}')
+}

@@ -1,0 +1,112 @@
+package postgres_test
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate/postgres"
+)
+
+// event is one call of a Subscribe callback.
+type event struct {
+	topic, payload string
+}
+
+// mustSubscribe opens a Broker on dsn and subscribes it until the test
+// ends, returning its events; it waits for the first, which says that the
+// broker listens.
+func mustSubscribe(t *testing.T, dsn string) (*postgres.Broker, <-chan event) {
+	t.Helper()
+	b := mustBroker(t, dsn)
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan event, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- b.Subscribe(ctx, func(topic string, payload []byte) { events <- event{topic, string(payload)} })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Errorf("Subscribe returned %v, want context.Canceled", err)
+		}
+	})
+	mustEvent(t, events, event{})
+	return b, events
+}
+
+func mustBroker(t *testing.T, dsn string) *postgres.Broker {
+	t.Helper()
+	b, err := postgres.OpenBroker(context.Background(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// mustEvent waits for the next event, which must be want.
+func mustEvent(t *testing.T, events <-chan event, want event) {
+	t.Helper()
+	select {
+	case got := <-events:
+		if got != want {
+			t.Fatalf("event = %+v, want %+v", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no event %+v within 10s", want)
+	}
+}
+
+func TestBrokerPublishSubscribe(t *testing.T) {
+	dsn := mustDatabase(t, mustAdmin(t))
+	_, events := mustSubscribe(t, dsn)
+	pub := mustBroker(t, dsn)
+	ctx := context.Background()
+	for _, e := range []event{{"reply:ch_1", "rep_a"}, {"inbox:weather", ""}, {"reply:ünïcode \"quoted\"", "x\x00y"}} {
+		if err := pub.Publish(ctx, e.topic, []byte(e.payload)); err != nil {
+			t.Fatal(err)
+		}
+		mustEvent(t, events, e)
+	}
+	if err := pub.Publish(ctx, "big", []byte(strings.Repeat("x", 8000))); err == nil {
+		t.Error("Publish of 8000 bytes succeeded; want an error")
+	}
+}
+
+// TestBrokerReconnect kills the listening connection: the broker must
+// reconnect, report it with an event of topic "", and deliver again.
+func TestBrokerReconnect(t *testing.T) {
+	admin := mustAdmin(t)
+	dsn := mustDatabase(t, admin)
+	b, events := mustSubscribe(t, dsn)
+	for round := range 2 {
+		mustTerminateListener(t, admin, dsn)
+		mustEvent(t, events, event{})
+		if err := b.Publish(context.Background(), "after", []byte{byte('0' + round)}); err != nil {
+			t.Fatal(err)
+		}
+		mustEvent(t, events, event{"after", string(rune('0' + round))})
+	}
+}
+
+// mustTerminateListener ends the listening connections on dsn's database
+// from the server side.
+func mustTerminateListener(t *testing.T, admin *sql.DB, dsn string) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	err = admin.QueryRow(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2`,
+		postgres.ListenerName, strings.TrimPrefix(u.Path, "/")).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	} else if n != 1 {
+		t.Fatalf("terminated %d listeners, want 1", n)
+	}
+}

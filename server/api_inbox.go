@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// handleInbox streams the messages for the agent key's agent (of one skill
+// with ?skill=) as server-sent events, until the worker disconnects. While
+// it streams, the agent counts as online. A worker that resumes with
+// Last-Event-ID (or ?after=) gets at once the unacknowledged messages
+// after that seq that were delivered on its lost stream; those up to it it
+// has seen, and they come again only after the visibility timeout, if it
+// does not acknowledge or answer them.
+func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request, c *caller) error {
+	ctx := r.Context()
+	skill := r.URL.Query().Get("skill")
+	if skill != "" {
+		if _, err := s.opts.Store.FindSkill(ctx, c.cred.AgentID, skill); err != nil {
+			return withField(err, "skill")
+		}
+	}
+	after, resume, err := resumeAfter(r)
+	if err != nil {
+		return err
+	}
+	st := &inboxStream{s: s, w: w, rc: http.NewResponseController(w), agentID: c.cred.AgentID, skill: skill}
+	release := s.opts.Bus.MarkOnline(ctx, st.agentID, skill)
+	defer release()
+	wake := s.opts.Bus.Inbox(ctx, st.agentID)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := st.flush(); err != nil {
+		return nil // the worker is gone; nothing to answer
+	}
+	if resume {
+		if err := st.resume(ctx, after); err != nil {
+			return st.end(err)
+		}
+	}
+	return st.end(st.run(ctx, wake))
+}
+
+// resumeAfter reads the seq a worker resumes after, from Last-Event-ID or
+// ?after=. Returns EINVALID when it is not a non-negative integer.
+func resumeAfter(r *http.Request) (after int64, resume bool, err error) {
+	raw, field := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
+	if raw == "" {
+		raw, field = r.URL.Query().Get("after"), "after"
+	}
+	if raw == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false, fieldErrorf(mcpgate.EINVALID, field, "%s must be the seq of the last message received, not %q", field, raw)
+	}
+	return n, true, nil
+}
+
+// inboxStream is one worker's open inbox.
+type inboxStream struct {
+	s       *Server
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	agentID string
+	skill   string
+}
+
+// run delivers claimable messages whenever the bus signals a post, the
+// visibility timeout may have freed messages for redelivery, and pings
+// while quiet, until ctx ends or a write fails.
+func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}) error {
+	recheck := time.NewTicker(max(st.s.visibility()/4, 10*time.Millisecond))
+	defer recheck.Stop()
+	ping := time.NewTicker(st.s.inboxPing())
+	defer ping.Stop()
+	for {
+		if err := st.deliver(ctx); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-wake:
+			if !ok {
+				wake = nil // the bus is done with this stream; rechecks go on
+			}
+		case <-recheck.C:
+		case <-ping.C:
+			if err := st.write([]byte(": ping\n\n")); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// deliver sends every message the store lets this stream claim now.
+func (st *inboxStream) deliver(ctx context.Context) error {
+	for {
+		now := time.Now()
+		msgs, err := st.s.opts.Store.ClaimMessages(ctx, st.agentID, st.skill, now, st.s.visibility(), inboxBatch)
+		if err != nil {
+			return err
+		}
+		if err := st.send(msgs, 0); err != nil {
+			return err
+		}
+		if len(msgs) < inboxBatch {
+			return nil
+		}
+	}
+}
+
+// resume sends the unacknowledged messages after seq at once, whenever
+// they were delivered: the worker lost them with its previous stream.
+// Claiming them restarts their visibility timeout.
+func (st *inboxStream) resume(ctx context.Context, after int64) error {
+	for {
+		msgs, err := st.s.opts.Store.ClaimMessages(ctx, st.agentID, st.skill, time.Now(), 0, inboxBatch)
+		if err != nil {
+			return err
+		}
+		if err := st.send(msgs, after); err != nil {
+			return err
+		}
+		if len(msgs) < inboxBatch {
+			return nil
+		}
+	}
+}
+
+// send writes the messages with a seq above after as events and flushes
+// them.
+func (st *inboxStream) send(msgs []*mcpgate.Message, after int64) error {
+	sent := false
+	for _, m := range msgs {
+		if m.Seq <= after {
+			continue
+		}
+		ev, err := encodeEvent(m)
+		if err != nil {
+			return err
+		}
+		if err := st.writeOnly(ev); err != nil {
+			return err
+		}
+		sent = true
+	}
+	if !sent {
+		return nil
+	}
+	return st.flush()
+}
+
+// write writes b and flushes it.
+func (st *inboxStream) write(b []byte) error {
+	if err := st.writeOnly(b); err != nil {
+		return err
+	}
+	return st.flush()
+}
+
+// writeOnly writes b within the write timeout.
+func (st *inboxStream) writeOnly(b []byte) error {
+	st.extend()
+	_, err := st.w.Write(b)
+	return err
+}
+
+// flush sends what was written to the worker within the write timeout.
+func (st *inboxStream) flush() error {
+	st.extend()
+	return st.rc.Flush()
+}
+
+// extend sets the write deadline one write timeout from now. A writer
+// without deadlines is written to without one.
+func (st *inboxStream) extend() {
+	_ = st.rc.SetWriteDeadline(time.Now().Add(inboxWriteTimeout))
+}
+
+// end ends a stream whose headers are sent: errors can no longer reach the
+// worker, so a store failure is logged; a gone worker is no failure.
+func (st *inboxStream) end(err error) error {
+	st.extend() // room for net/http to end the response
+	if err != nil && !errors.Is(err, context.Canceled) {
+		st.s.opts.Logger.Warn("agent inbox stream ended", "agent", st.agentID, "err", err)
+	}
+	return nil
+}

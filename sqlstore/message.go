@@ -1,0 +1,195 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Seq ordering. A message's Seq comes from its agent's row in message_seqs,
+// incremented inside the transaction that inserts the message. The row lock
+// that increment takes is held until commit, so the posts of one agent
+// commit one after another in the order of their seqs: once a reader sees
+// a message with seq n, every message of that agent with a smaller seq is
+// already visible, and "resume after seq" never skips one. A database
+// sequence would not do: two transactions can take 5 and 6 and commit 6
+// first. The price is that posts to one agent's channels queue behind each
+// other for the length of a short transaction; posts to different agents
+// do not. On SQLite the single writer serializes all posts anyway.
+
+const messageColumns = `id, seq, channel_id, agent_id, skill, type, in_reply_to, sender, body, tool, arguments, created_at`
+
+// DefaultListLimit is how many messages ListMessages returns when asked for
+// a limit of zero or less.
+const DefaultListLimit = 100
+
+// PostMessage stores m, setting its ID when empty, its CreatedAt when zero,
+// its AgentID and Skill from its channel, and its Seq. Posting a final
+// reply or a cancel acknowledges the chat_message it answers, which is then
+// not delivered again. Returns ENOTFOUND if the channel does not exist,
+// ECONFLICT if the ID exists or if m is a final reply to a message that has
+// one already, and EINVALID if the type is unknown, or if a reply, delta or
+// cancel does not name a chat_message of the same channel in InReplyTo.
+func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
+	body, err := prepareMessage(m)
+	if err != nil {
+		return err
+	}
+	return s.withTx(ctx, func(tx *Store) error {
+		if err := tx.checkMessageTarget(ctx, m); err != nil {
+			return err
+		}
+		if err := tx.nextSeq(ctx, m); err != nil {
+			return err
+		}
+		if err := tx.insertMessage(ctx, m, body); err != nil {
+			return err
+		}
+		if m.Type.Final() || m.Type == mcpgate.MessageCancel {
+			return tx.ack(ctx, m.InReplyTo, m.CreatedAt)
+		}
+		return nil
+	})
+}
+
+// prepareMessage checks m's type and reply target, fills in its ID and
+// time, and returns its body as stored.
+func prepareMessage(m *mcpgate.Message) ([]byte, error) {
+	switch m.Type {
+	case mcpgate.MessageChat:
+	case mcpgate.MessageReplyDelta, mcpgate.MessageReply, mcpgate.MessageError, mcpgate.MessageCancel:
+		if m.InReplyTo == "" {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "a message of type %s needs in_reply_to", m.Type)
+		}
+	default:
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "unknown message type %q", m.Type)
+	}
+	body, err := json.Marshal(m.Body)
+	if err != nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "message body: %v", err)
+	}
+	if m.ID == "" {
+		m.ID = mcpgate.NewID("msg_")
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now()
+	}
+	m.CreatedAt = normalize(m.CreatedAt)
+	return body, nil
+}
+
+// checkMessageTarget sets m's agent and skill from its channel and checks
+// that the message it replies to, if any, is a chat_message of the same
+// channel.
+func (s *Store) checkMessageTarget(ctx context.Context, m *mcpgate.Message) error {
+	err := s.write.QueryRowContext(ctx, `SELECT agent_id, skill FROM channels WHERE id = $1`, m.ChannelID).Scan(&m.AgentID, &m.Skill)
+	if errors.Is(err, sql.ErrNoRows) {
+		return mcpgate.Errorf(mcpgate.ENOTFOUND, "channel %q not found", m.ChannelID)
+	} else if err != nil {
+		return fmt.Errorf("post message: find channel %s: %w", m.ChannelID, err)
+	}
+	if m.InReplyTo == "" {
+		return nil
+	}
+	var typ string
+	err = s.write.QueryRowContext(ctx, `SELECT type FROM messages WHERE id = $1 AND channel_id = $2`, m.InReplyTo, m.ChannelID).Scan(&typ)
+	switch {
+	case errors.Is(err, sql.ErrNoRows), err == nil && typ != string(mcpgate.MessageChat):
+		return mcpgate.Errorf(mcpgate.EINVALID, "in_reply_to %q is not a chat_message of channel %q", m.InReplyTo, m.ChannelID)
+	case err != nil:
+		return fmt.Errorf("post message: find %s: %w", m.InReplyTo, err)
+	}
+	return nil
+}
+
+// nextSeq gives m the next seq of its agent, locking the agent's counter
+// until the transaction ends.
+func (s *Store) nextSeq(ctx context.Context, m *mcpgate.Message) error {
+	err := s.write.QueryRowContext(ctx, `INSERT INTO message_seqs (agent_id, seq) VALUES ($1, 1)
+		ON CONFLICT (agent_id) DO UPDATE SET seq = message_seqs.seq + 1 RETURNING seq`, m.AgentID).Scan(&m.Seq)
+	if err != nil {
+		return fmt.Errorf("post message: next seq of agent %s: %w", m.AgentID, err)
+	}
+	return nil
+}
+
+// insertMessage inserts m with its body as stored.
+func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte) error {
+	_, err := s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		m.ID, m.Seq, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
+		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt))
+	if err == nil {
+		return nil
+	}
+	v := s.d.Violation(err)
+	switch {
+	case v.Kind == UniqueViolation && v.On("in_reply_to"):
+		return mcpgate.Errorf(mcpgate.ECONFLICT, "message %q has a final reply already", m.InReplyTo)
+	case v.Kind == UniqueViolation:
+		return mcpgate.Errorf(mcpgate.ECONFLICT, "message %q exists", m.ID)
+	}
+	return fmt.Errorf("post message %s: %w", m.ID, err)
+}
+
+// ListMessages returns a channel's messages with Seq > afterSeq, oldest
+// first, at most limit of them (DefaultListLimit when limit <= 0). An
+// unknown channel has no messages.
+func (s *Store) ListMessages(ctx context.Context, channelID string, afterSeq int64, limit int) ([]*mcpgate.Message, error) {
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE channel_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, channelID, afterSeq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list messages of %s: %w", channelID, err)
+	}
+	return collect(rows, scanMessage)
+}
+
+// FindMessage returns the message with the given ID; ENOTFOUND if there is
+// none.
+func (s *Store) FindMessage(ctx context.Context, id string) (*mcpgate.Message, error) {
+	m, err := scanMessage(s.read.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "message %q not found", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("find message %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// FindReply returns the final reply to a message, found through the unique
+// index on final replies; ENOTFOUND while there is none.
+func (s *Store) FindReply(ctx context.Context, inReplyTo string) (*mcpgate.Message, error) {
+	m, err := scanMessage(s.read.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE in_reply_to = $1 AND type IN ('agent_reply', 'agent_error')`, inReplyTo))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "message %q has no reply yet", inReplyTo)
+	} else if err != nil {
+		return nil, fmt.Errorf("find reply to %s: %w", inReplyTo, err)
+	}
+	return m, nil
+}
+
+func scanMessage(row scanner) (*mcpgate.Message, error) {
+	var m mcpgate.Message
+	var typ, body string
+	var inReplyTo, tool, args sql.NullString
+	var created int64
+	err := row.Scan(&m.ID, &m.Seq, &m.ChannelID, &m.AgentID, &m.Skill, &typ, &inReplyTo, &m.Sender, &body, &tool, &args, &created)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(body), &m.Body); err != nil {
+		return nil, fmt.Errorf("message %s: body: %w", m.ID, err)
+	}
+	m.Type, m.InReplyTo, m.Tool, m.CreatedAt = mcpgate.MessageType(typ), inReplyTo.String, tool.String, fromMicros(created)
+	if args.Valid {
+		m.Arguments = json.RawMessage(args.String)
+	}
+	return &m, nil
+}

@@ -1,0 +1,414 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+func messageTests() []test {
+	return []test{
+		{"Channels", testChannels},
+		{"PostAndList", testPostAndList},
+		{"PostErrors", testPostErrors},
+		{"FindReply", testFindReply},
+		{"ClaimAndAck", testClaimAndAck},
+		{"Redelivery", testRedelivery},
+		{"RepliesAcknowledge", testRepliesAcknowledge},
+		{"ConcurrentPosts", testConcurrentPosts},
+		{"ConcurrentClaims", testConcurrentClaims},
+		{"CascadeWithAgent", testMessagesCascade},
+		{"Presence", testPresence},
+	}
+}
+
+// mustChannel creates a channel of the agent's skill.
+func mustChannel(tb testing.TB, s mcpgate.Store, id, agentID, skill string) *mcpgate.Channel {
+	tb.Helper()
+	c := &mcpgate.Channel{ID: id, AgentID: agentID, Skill: skill, Owner: "user:u1"}
+	must(tb, s.CreateChannel(context.Background(), c))
+	return c
+}
+
+// mustPost posts a message of type typ with text on the channel.
+func mustPost(tb testing.TB, s mcpgate.Store, channelID string, typ mcpgate.MessageType, inReplyTo, text string) *mcpgate.Message {
+	tb.Helper()
+	m := &mcpgate.Message{ChannelID: channelID, Type: typ, InReplyTo: inReplyTo, Sender: "user:u1", Body: mcpgate.MessageBody{Text: text}}
+	must(tb, s.PostMessage(context.Background(), m))
+	return m
+}
+
+// ids returns the IDs of msgs.
+func ids(msgs []*mcpgate.Message) []string {
+	out := []string{}
+	for _, m := range msgs {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+func testChannels(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	c := &mcpgate.Channel{ID: "ctx-1", AgentID: "weather", Skill: "chat", Owner: "user:" + u.ID, SessionID: "sess-1",
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6789, time.FixedZone("X", 3600))}
+	must(t, s.CreateChannel(ctx, c))
+	got, err := s.FindChannel(ctx, "ctx-1")
+	must(t, err)
+	mustEqual(t, "FindChannel", got, c)
+	mustEqual(t, "CreatedAt in UTC", got.CreatedAt.Location() == time.UTC, true)
+
+	bare := &mcpgate.Channel{AgentID: "weather", Skill: "chat", Owner: "user:" + u.ID}
+	must(t, s.CreateChannel(ctx, bare))
+	if !strings.HasPrefix(bare.ID, "ch_") {
+		t.Errorf("ID = %q, want ch_…", bare.ID)
+	}
+	mustStoredTime(t, "CreatedAt", bare.CreatedAt)
+	got, err = s.FindChannel(ctx, bare.ID)
+	must(t, err)
+	mustEqual(t, "bare channel", got, bare)
+
+	mustCode(t, s.CreateChannel(ctx, &mcpgate.Channel{ID: "ctx-1", AgentID: "weather", Skill: "chat"}), mcpgate.ECONFLICT)
+	mustCode(t, s.CreateChannel(ctx, &mcpgate.Channel{ID: "ctx-2", AgentID: "nobody", Skill: "chat"}), mcpgate.EINVALID)
+	_, err = s.FindChannel(ctx, "ctx-missing")
+	mustCode(t, err, mcpgate.ENOTFOUND)
+}
+
+func testPostAndList(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-1", "weather", "chat")
+	created := time.Date(2026, 1, 2, 3, 4, 5, 6789, time.UTC)
+	chat := &mcpgate.Message{
+		ID: "msg-1", ChannelID: "ch-1", AgentID: "ignored", Skill: "ignored", Type: mcpgate.MessageChat, Sender: "user:" + u.ID,
+		Body: mcpgate.MessageBody{
+			Text: "hello", Parts: []mcpgate.Content{mcpgate.TextContent("hello"), {Type: "image", Data: "aGk=", MimeType: "image/png"}},
+			Data:        json.RawMessage(`{"city":"Oslo"}`),
+			Attachments: []mcpgate.Attachment{{FileID: "file_1", Name: "a.csv", MimeType: "text/csv", Size: 12}},
+		},
+		Tool: "forecast", Arguments: json.RawMessage(`{"days":3}`), CreatedAt: created,
+	}
+	must(t, s.PostMessage(ctx, chat))
+	mustEqual(t, "agent and skill from the channel", []string{chat.AgentID, chat.Skill}, []string{"weather", "chat"})
+	delta := mustPost(t, s, "ch-1", mcpgate.MessageReplyDelta, "msg-1", "thinking")
+	reply := mustPost(t, s, "ch-1", mcpgate.MessageReply, "msg-1", "sunny")
+	if !strings.HasPrefix(delta.ID, "msg_") {
+		t.Errorf("ID = %q, want msg_…", delta.ID)
+	}
+	mustStoredTime(t, "CreatedAt", delta.CreatedAt)
+	if !(chat.Seq > 0 && delta.Seq > chat.Seq && reply.Seq > delta.Seq) {
+		t.Fatalf("seqs %d, %d, %d: want increasing from 1", chat.Seq, delta.Seq, reply.Seq)
+	}
+
+	all, err := s.ListMessages(ctx, "ch-1", 0, 10)
+	must(t, err)
+	mustEqual(t, "ListMessages", all, []*mcpgate.Message{chat, delta, reply})
+	after, err := s.ListMessages(ctx, "ch-1", chat.Seq, 1)
+	must(t, err)
+	mustEqual(t, "after the first, limit 1", ids(after), []string{delta.ID})
+	none, err := s.ListMessages(ctx, "ch-missing", 0, 10)
+	must(t, err)
+	mustEqual(t, "unknown channel", len(none), 0)
+}
+
+func testPostErrors(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-1", "weather", "chat")
+	mustChannel(t, s, "ch-2", "weather", "chat")
+	chat := mustPost(t, s, "ch-1", mcpgate.MessageChat, "", "hello")
+	delta := mustPost(t, s, "ch-1", mcpgate.MessageReplyDelta, chat.ID, "…")
+	mustPost(t, s, "ch-1", mcpgate.MessageReply, chat.ID, "hi")
+	for _, tc := range []struct {
+		name string
+		m    mcpgate.Message
+		code string
+	}{
+		{"unknown channel", mcpgate.Message{ChannelID: "ch-missing", Type: mcpgate.MessageChat}, mcpgate.ENOTFOUND},
+		{"unknown type", mcpgate.Message{ChannelID: "ch-1", Type: "gossip"}, mcpgate.EINVALID},
+		{"reply without in_reply_to", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageReply}, mcpgate.EINVALID},
+		{"cancel without in_reply_to", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageCancel}, mcpgate.EINVALID},
+		{"reply to another channel's message", mcpgate.Message{ChannelID: "ch-2", Type: mcpgate.MessageReply, InReplyTo: chat.ID}, mcpgate.EINVALID},
+		{"reply to a delta", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageReply, InReplyTo: delta.ID}, mcpgate.EINVALID},
+		{"reply to nothing", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageReply, InReplyTo: "msg-missing"}, mcpgate.EINVALID},
+		{"duplicate ID", mcpgate.Message{ID: chat.ID, ChannelID: "ch-1", Type: mcpgate.MessageChat}, mcpgate.ECONFLICT},
+		{"second final reply", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageReply, InReplyTo: chat.ID}, mcpgate.ECONFLICT},
+		{"error after reply", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageError, InReplyTo: chat.ID}, mcpgate.ECONFLICT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mustCode(t, s.PostMessage(ctx, &tc.m), tc.code)
+		})
+	}
+	all, err := s.ListMessages(ctx, "ch-1", 0, 100)
+	must(t, err)
+	mustEqual(t, "messages after the failed posts", len(all), 3)
+	mustPost(t, s, "ch-1", mcpgate.MessageReplyDelta, chat.ID, "a late delta is fine")
+}
+
+func testFindReply(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-1", "weather", "chat")
+	chat := mustPost(t, s, "ch-1", mcpgate.MessageChat, "", "hello")
+	other := mustPost(t, s, "ch-1", mcpgate.MessageChat, "", "and you?")
+	_, err := s.FindReply(ctx, chat.ID)
+	mustCode(t, err, mcpgate.ENOTFOUND)
+	mustPost(t, s, "ch-1", mcpgate.MessageReplyDelta, chat.ID, "hm")
+	_, err = s.FindReply(ctx, chat.ID)
+	mustCode(t, err, mcpgate.ENOTFOUND)
+	reply := mustPost(t, s, "ch-1", mcpgate.MessageReply, chat.ID, "hi")
+	failure := mustPost(t, s, "ch-1", mcpgate.MessageError, other.ID, "no idea")
+	got, err := s.FindReply(ctx, chat.ID)
+	must(t, err)
+	mustEqual(t, "reply", got, reply)
+	got, err = s.FindReply(ctx, other.ID)
+	must(t, err)
+	mustEqual(t, "error", got, failure)
+}
+
+// claimFixture makes an agent with two skills and an inbox of three chat
+// messages, two to "chat" and one to "search", and another agent with one.
+func claimFixture(t *testing.T, s mcpgate.Store) (chat1, search, chat2 *mcpgate.Message) {
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustAgent(t, s, "other", u.ID)
+	mustChannel(t, s, "ch-chat", "weather", "chat")
+	mustChannel(t, s, "ch-search", "weather", "search")
+	mustChannel(t, s, "ch-other", "other", "chat")
+	chat1 = mustPost(t, s, "ch-chat", mcpgate.MessageChat, "", "one")
+	search = mustPost(t, s, "ch-search", mcpgate.MessageChat, "", "two")
+	mustPost(t, s, "ch-chat", mcpgate.MessageReplyDelta, chat1.ID, "not for the inbox")
+	chat2 = mustPost(t, s, "ch-chat", mcpgate.MessageChat, "", "three")
+	mustPost(t, s, "ch-other", mcpgate.MessageChat, "", "not this agent's")
+	return chat1, search, chat2
+}
+
+func testClaimAndAck(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	chat1, search, chat2 := claimFixture(t, s)
+	now, vis := time.Now(), 30*time.Second
+	got, err := s.ClaimMessages(ctx, "weather", "chat", now, vis, 1)
+	must(t, err)
+	mustEqual(t, "first claim of chat", got, []*mcpgate.Message{chat1})
+	got, err = s.ClaimMessages(ctx, "weather", "", now, vis, 10)
+	must(t, err)
+	mustEqual(t, "claim of all skills", ids(got), ids([]*mcpgate.Message{search, chat2}))
+	got, err = s.ClaimMessages(ctx, "weather", "", now.Add(vis-time.Millisecond), vis, 10)
+	must(t, err)
+	mustEqual(t, "claim within the visibility", len(got), 0)
+
+	must(t, s.AckMessage(ctx, "weather", chat1.ID))
+	must(t, s.AckMessage(ctx, "weather", chat1.ID))
+	mustCode(t, s.AckMessage(ctx, "other", search.ID), mcpgate.ENOTFOUND)
+	mustCode(t, s.AckMessage(ctx, "weather", "msg-missing"), mcpgate.ENOTFOUND)
+	got, err = s.ClaimMessages(ctx, "weather", "", now.Add(vis), vis, 10)
+	must(t, err)
+	mustEqual(t, "redelivered after the visibility, acked one left out", ids(got), ids([]*mcpgate.Message{search, chat2}))
+}
+
+func testRedelivery(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	chat1, _, _ := claimFixture(t, s)
+	now, vis := time.Now(), 10*time.Second
+	for attempt := range 3 {
+		at := now.Add(time.Duration(attempt) * vis)
+		got, err := s.ClaimMessages(ctx, "weather", "chat", at, vis, 1)
+		must(t, err)
+		mustEqual(t, fmt.Sprintf("attempt %d", attempt), got, []*mcpgate.Message{chat1})
+	}
+	must(t, s.AckMessage(ctx, "weather", chat1.ID))
+	got, err := s.ClaimMessages(ctx, "weather", "chat", now.Add(10*vis), vis, 1)
+	must(t, err)
+	if len(got) == 1 && got[0].ID == chat1.ID {
+		t.Fatal("an acknowledged message was delivered again")
+	}
+}
+
+func testRepliesAcknowledge(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	chat1, search, chat2 := claimFixture(t, s)
+	now, vis := time.Now(), time.Second
+	_, err := s.ClaimMessages(ctx, "weather", "", now, vis, 10)
+	must(t, err)
+	mustPost(t, s, "ch-chat", mcpgate.MessageReply, chat1.ID, "done")
+	mustPost(t, s, "ch-search", mcpgate.MessageError, search.ID, "failed")
+	cancel := mustPost(t, s, "ch-chat", mcpgate.MessageCancel, chat2.ID, "")
+	got, err := s.ClaimMessages(ctx, "weather", "", now.Add(vis), vis, 10)
+	must(t, err)
+	mustEqual(t, "after replies and a cancel, only the cancel", got, []*mcpgate.Message{cancel})
+	must(t, s.AckMessage(ctx, "weather", cancel.ID))
+	got, err = s.ClaimMessages(ctx, "weather", "", now.Add(2*vis), vis, 10)
+	must(t, err)
+	mustEqual(t, "after acking the cancel", len(got), 0)
+}
+
+// testConcurrentPosts has 8 writers post to one channel while a reader
+// tails it with ListMessages after the last seq it saw, as an inbox stream
+// resumes: the reader must see every seq from 1 up without a gap, which
+// fails if a post can commit after one with a greater seq.
+func testConcurrentPosts(t *testing.T, s mcpgate.Store) {
+	const writers, rounds = 8, 24
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-1", "weather", "chat")
+	mustChannel(t, s, "ch-2", "weather", "chat")
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() { errs <- postMany(ctx, s, w, rounds) })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	seen, err := tail(ctx, s, "ch-1", done)
+	close(errs)
+	for err := range errs {
+		must(t, err)
+	}
+	must(t, err)
+	for i, seq := range seen {
+		if i > 0 && seq <= seen[i-1] {
+			t.Fatalf("seq %d after %d", seq, seen[i-1])
+		}
+	}
+	mustEqual(t, "messages seen on ch-1", len(seen), writers*rounds/2)
+}
+
+// postMany posts rounds chat messages, alternately to ch-1 and ch-2, so
+// that seqs of one agent interleave across channels.
+func postMany(ctx context.Context, s mcpgate.Store, w, rounds int) error {
+	for i := range rounds {
+		m := &mcpgate.Message{ChannelID: fmt.Sprintf("ch-%d", 1+i%2), Type: mcpgate.MessageChat, Sender: "user:u1",
+			Body: mcpgate.MessageBody{Text: fmt.Sprintf("%d/%d", w, i)}}
+		if err := s.PostMessage(ctx, m); err != nil {
+			return fmt.Errorf("writer %d: %w", w, err)
+		}
+	}
+	return nil
+}
+
+// tail reads the channel after the last seq it saw until done is closed
+// and one more read finds nothing new, returning the seqs in order.
+func tail(ctx context.Context, s mcpgate.Store, channelID string, done <-chan struct{}) ([]int64, error) {
+	var seen []int64
+	after, finished := int64(0), false
+	for {
+		msgs, err := s.ListMessages(ctx, channelID, after, 7)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			seen, after = append(seen, m.Seq), m.Seq
+		}
+		if finished && len(msgs) == 0 {
+			return seen, nil
+		}
+		select {
+		case <-done:
+			finished = true
+		default:
+		}
+	}
+}
+
+// testConcurrentClaims has 4 workers claim an inbox of 100 messages at
+// once: each message must go to exactly one of them.
+func testConcurrentClaims(t *testing.T, s mcpgate.Store) {
+	const workers, messages = 4, 100
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-1", "weather", "chat")
+	var want []string
+	for i := range messages {
+		want = append(want, mustPost(t, s, "ch-1", mcpgate.MessageChat, "", fmt.Sprint(i)).ID)
+	}
+	now := time.Now()
+	got := make([][]string, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { got[w], errs[w] = claimAll(ctx, s, now) })
+	}
+	wg.Wait()
+	var all []string
+	for w := range workers {
+		must(t, errs[w])
+		all = append(all, got[w]...)
+	}
+	slices.Sort(all)
+	slices.Sort(want)
+	mustEqual(t, "claimed messages", all, want)
+}
+
+// claimAll claims batches of 3 until the inbox has nothing left.
+func claimAll(ctx context.Context, s mcpgate.Store, now time.Time) ([]string, error) {
+	var out []string
+	for {
+		msgs, err := s.ClaimMessages(ctx, "weather", "", now, time.Hour, 3)
+		if err != nil || len(msgs) == 0 {
+			return out, err
+		}
+		out = append(out, ids(msgs)...)
+	}
+}
+
+func testMessagesCascade(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	chat1, _, _ := claimFixture(t, s)
+	must(t, s.DeleteAgent(ctx, "weather"))
+	_, err := s.FindChannel(ctx, "ch-chat")
+	mustCode(t, err, mcpgate.ENOTFOUND)
+	msgs, err := s.ListMessages(ctx, "ch-chat", 0, 10)
+	must(t, err)
+	mustEqual(t, "messages of a deleted agent", len(msgs), 0)
+	_, err = s.FindReply(ctx, chat1.ID)
+	mustCode(t, err, mcpgate.ENOTFOUND)
+	left, err := s.ListMessages(ctx, "ch-other", 0, 10)
+	must(t, err)
+	mustEqual(t, "messages of the other agent", len(left), 1)
+}
+
+func testPresence(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustAgent(t, s, "other", u.ID)
+	now := time.Now()
+	present := func(agentID, skill string, at time.Time) bool {
+		t.Helper()
+		ok, err := s.Present(ctx, agentID, skill, at)
+		must(t, err)
+		return ok
+	}
+	mustEqual(t, "before any record", present("weather", "chat", now), false)
+	must(t, s.PutPresence(ctx, "weather", "chat", "rep-a", now.Add(30*time.Second)))
+	mustEqual(t, "present for its skill", present("weather", "chat", now), true)
+	mustEqual(t, "present for any skill", present("weather", "", now), true)
+	mustEqual(t, "not for another skill", present("weather", "search", now), false)
+	mustEqual(t, "not for another agent", present("other", "chat", now), false)
+	mustEqual(t, "expired", present("weather", "chat", now.Add(30*time.Second)), false)
+
+	must(t, s.PutPresence(ctx, "weather", "chat", "rep-a", now.Add(time.Minute)))
+	mustEqual(t, "refreshed", present("weather", "chat", now.Add(30*time.Second)), true)
+	must(t, s.PutPresence(ctx, "weather", "", "rep-b", now.Add(30*time.Second)))
+	mustEqual(t, "a worker of all skills takes search", present("weather", "search", now), true)
+
+	must(t, s.DeletePresence(ctx, "weather", "chat", "rep-a"))
+	must(t, s.DeletePresence(ctx, "weather", "chat", "rep-a"))
+	mustEqual(t, "rep-b still takes chat", present("weather", "chat", now), true)
+	must(t, s.DeletePresence(ctx, "weather", "", "rep-b"))
+	mustEqual(t, "after both left", present("weather", "chat", now), false)
+	mustCode(t, s.PutPresence(ctx, "nobody", "chat", "rep-a", now.Add(time.Minute)), mcpgate.ENOTFOUND)
+}

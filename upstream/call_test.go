@@ -1,0 +1,290 @@
+//lint:file-ignore SA1019 Upstream log messages are part of MCP 2025-11-25, the revision relayed here.
+
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgate/mcpgate"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func newServer() *sdk.Server {
+	return sdk.NewServer(&sdk.Implementation{Name: "test-upstream", Version: "1"}, nil)
+}
+
+func TestCallToolKeepsRawResult(t *testing.T) {
+	s := newServer()
+	s.AddTool(&sdk.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: "args " + string(req.Params.Arguments), Meta: sdk.Meta{"k": "v"}}},
+			StructuredContent: json.RawMessage(`{"n":12345678901234567890,"z":1,"a":2}`),
+		}, nil
+	})
+	textTool(s, "fails", `{"content":[{"type":"text","text":"no such city"}],"isError":true}`)
+	u := mustUpstream(t, s, nil)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("s1", u.url())
+
+	res, err := m.CallTool(context.Background(), callOf(sk, "big", `{"city":"Oslo"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Decoding structuredContent into Go values and encoding it again would
+	// turn the integer into 12345678901234567000 and sort the keys.
+	mustContain(t, "Raw", string(res.Raw), `{"n":12345678901234567890,"z":1,"a":2}`, `"_meta":{"k":"v"}`, `args {\"city\":\"Oslo\"}`)
+	out, _ := json.Marshal(res)
+	if string(out) != string(res.Raw) {
+		t.Errorf("Result encodes as %s, want the raw bytes %s", out, res.Raw)
+	}
+
+	res, err = m.CallTool(context.Background(), callOf(sk, "fails", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError {
+		t.Errorf("IsError = false for %s", res.Raw)
+	}
+
+	_, err = m.CallTool(context.Background(), callOf(sk, "missing", `{}`))
+	var rpc *mcpgate.RPCError
+	if !errors.As(err, &rpc) {
+		t.Fatalf("unknown tool: err = %v, want the upstream's JSON-RPC error", err)
+	}
+}
+
+func TestCallToolProgressAndLogs(t *testing.T) {
+	s := newServer()
+	s.AddTool(&sdk.Tool{Name: "work", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		for _, p := range []float64{1, 2} {
+			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: p, Total: 2})
+		}
+		req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "w", Data: map[string]any{"n": 1}})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil
+	})
+	u := mustUpstream(t, s, nil)
+	m := newManager(t, nil, nil, nil)
+	call := callOf(httpSkill("s1", u.url()), "work", `{}`)
+	n := &notifier{}
+	call.Notifier = n
+	if _, err := m.CallTool(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if diff := cmp.Diff([]float64{1, 2}, n.progress); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{`warning {"n":1}`}, n.logs); diff != "" {
+		t.Errorf("logs (-want +got):\n%s", diff)
+	}
+}
+
+// blockingServer has a tool "block" that waits until its context ends and
+// then closes canceled.
+func blockingServer(started, canceled chan struct{}) *sdk.Server {
+	s := newServer()
+	s.AddTool(&sdk.Tool{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		close(canceled)
+		return nil, ctx.Err()
+	})
+	textTool(s, "ok", `{"content":[{"type":"text","text":"ok"}]}`)
+	return s
+}
+
+func TestCallToolTimeout(t *testing.T) {
+	started, canceled := make(chan struct{}), make(chan struct{})
+	u := mustUpstream(t, blockingServer(started, canceled), nil)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("slow", u.url())
+	sk.Timeout = mcpgate.Duration(300 * time.Millisecond)
+	_, err := m.CallTool(context.Background(), callOf(sk, "block", `{}`))
+	mustCode(t, err, mcpgate.ETIMEOUT)
+	mustContain(t, "message", mcpgate.ErrorMessage(err), `"slow"`)
+	<-canceled // the upstream got notifications/cancelled
+}
+
+func TestCallToolCanceled(t *testing.T) {
+	started, canceled := make(chan struct{}), make(chan struct{})
+	u := mustUpstream(t, blockingServer(started, canceled), nil)
+	m := newManager(t, nil, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, err := m.CallTool(ctx, callOf(httpSkill("s1", u.url()), "block", `{}`))
+	mustCode(t, err, mcpgate.ECANCELED)
+	<-canceled
+}
+
+func TestUpstreamDownAtStart(t *testing.T) {
+	u := mustUpstream(t, newServer(), nil)
+	url := u.url()
+	u.stop()
+	store := newMemStore()
+	m := newManager(t, store, nil, nil)
+	sk := httpSkill("down", url)
+	_, err := m.CallTool(context.Background(), callOf(sk, "x", `{}`))
+	mustCode(t, err, mcpgate.EUNAVAILABLE)
+	mustContain(t, "message", mcpgate.ErrorMessage(err), `skill "down"`)
+	_, err = m.Discover(context.Background(), sk)
+	mustCode(t, err, mcpgate.EUNAVAILABLE)
+}
+
+func TestUpstreamKilledMidCallThenBack(t *testing.T) {
+	started, canceled := make(chan struct{}), make(chan struct{})
+	u := mustUpstream(t, blockingServer(started, canceled), nil)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("s1", u.url())
+	go func() {
+		<-started
+		u.stop()
+	}()
+	_, err := m.CallTool(context.Background(), callOf(sk, "block", `{}`))
+	mustCode(t, err, mcpgate.EUNAVAILABLE)
+
+	// The server comes back on the same address, without the old session:
+	// the gateway initializes a new one.
+	u.start(u.addr)
+	waitFor(t, "a call through a new session", func() bool {
+		res, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`))
+		return err == nil && strings.Contains(string(res.Raw), `"ok"`)
+	})
+}
+
+func TestUpstreamForgetsSession(t *testing.T) {
+	var forget atomic.Bool
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if forget.Load() && r.Header.Get("Mcp-Session-Id") != "" && r.Method == http.MethodPost {
+				forget.Store(false)
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newServer()
+	textTool(s, "ok", `{"content":[{"type":"text","text":"ok"}]}`)
+	u := mustUpstream(t, s, wrap)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("s1", u.url())
+	if _, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	forget.Store(true)
+	res, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`))
+	if err != nil {
+		t.Fatalf("call after a 404: %v", err)
+	}
+	mustContain(t, "Raw", string(res.Raw), `"ok"`)
+}
+
+func TestUpstreamMalformedJSON(t *testing.T) {
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" && r.ContentLength > 0 {
+				body := make([]byte, r.ContentLength)
+				_, _ = r.Body.Read(body)
+				if strings.Contains(string(body), `"tools/call"`) {
+					w.Header().Set("Content-Type", "application/json")
+					w.Write([]byte(`{"jsonrpc":"2.0","id":`))
+					return
+				}
+				r.Body = http.NoBody
+				r.Body = readCloser(body)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newServer()
+	textTool(s, "ok", `{"content":[]}`)
+	u := mustUpstream(t, s, wrap)
+	m := newManager(t, nil, nil, nil)
+	_, err := m.CallTool(context.Background(), callOf(httpSkill("bad", u.url()), "ok", `{}`))
+	mustCode(t, err, mcpgate.EUNAVAILABLE)
+}
+
+func TestSkillHealth(t *testing.T) {
+	s := newServer()
+	textTool(s, "ok", `{"content":[]}`)
+	u := mustUpstream(t, s, nil)
+	sk := httpSkill("s1", u.url())
+	store := newMemStore(sk)
+	m := newManager(t, store, nil, nil)
+	m.Sync(context.Background(), []*mcpgate.Skill{sk})
+	waitFor(t, "connected with 1 tool", func() bool {
+		h := store.healthOf("agent1", "s1")
+		return h.State == mcpgate.HealthConnected && h.Tools == 1
+	})
+	for range 5 {
+		if _, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "last call written", func() bool { return store.healthOf("agent1", "s1").LastCallAt != nil })
+	store.mu.Lock()
+	writes := store.healthN
+	store.mu.Unlock()
+	if writes > 4 {
+		t.Errorf("%d health writes for a connection and 5 calls; want state changes and one call time", writes)
+	}
+	u.stop()
+	waitFor(t, "error state", func() bool {
+		h := store.healthOf("agent1", "s1")
+		return h.State == mcpgate.HealthError && h.LastError != "" && h.LastErrorAt != nil
+	})
+	m.Sync(context.Background(), nil)
+	if h := store.healthOf("agent1", "s1"); h.State != mcpgate.HealthStopped {
+		t.Errorf("state after removal = %q, want stopped", h.State)
+	}
+}
+
+func TestHeadersWithSecrets(t *testing.T) {
+	var got atomic.Value
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got.Store(r.Header.Get("Authorization"))
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newServer()
+	textTool(s, "ok", `{"content":[]}`)
+	u := mustUpstream(t, s, wrap)
+	m := New(&Options{Logger: quietLogger(), Env: func(name string) (string, bool) {
+		return map[string]string{"UP_TOKEN": "s3cret"}[name], name == "UP_TOKEN"
+	}})
+	t.Cleanup(func() { m.Close() })
+	sk := httpSkill("s1", u.url())
+	sk.Headers = map[string]string{"Authorization": "Bearer ${env:UP_TOKEN}"}
+	if _, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got.Load() != "Bearer s3cret" {
+		t.Errorf("Authorization = %v, want the expanded secret", got.Load())
+	}
+	sk2 := httpSkill("s2", u.url())
+	sk2.Headers = map[string]string{"Authorization": "Bearer ${env:MISSING}"}
+	_, err := m.CallTool(context.Background(), callOf(sk2, "ok", `{}`))
+	mustCode(t, err, mcpgate.EINVALID)
+}
+
+func TestGuardRefusesPrivateUpstream(t *testing.T) {
+	u := mustUpstream(t, newServer(), nil)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("s1", u.url())
+	sk.AllowPrivate = false
+	_, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`))
+	mustCode(t, err, mcpgate.EUNAVAILABLE)
+}

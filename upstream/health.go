@@ -1,0 +1,101 @@
+package upstream
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// callWriteEvery is how often at most a successful call's time is written.
+const callWriteEvery = time.Minute
+
+// healthWriteTimeout bounds one write of a skill's health.
+const healthWriteTimeout = 5 * time.Second
+
+// healthWriter keeps a skill's health and writes it on every change of
+// state, and at most once a minute for the time of the last call.
+type healthWriter struct {
+	m         *Manager
+	mu        sync.Mutex // serializes writes, so they land in order
+	h         mcpgate.SkillHealth
+	lastWrite time.Time // of a call's time
+}
+
+// init sets the skill the health is about.
+func (w *healthWriter) init(m *Manager, sk *mcpgate.Skill) {
+	w.m = m
+	w.h = mcpgate.SkillHealth{AgentID: sk.AgentID, Skill: sk.Name}
+}
+
+// state records a new state, writing it when it changed.
+func (w *healthWriter) state(state string) {
+	w.update(context.Background(), func(h *mcpgate.SkillHealth) bool {
+		changed := h.State != state
+		h.State = state
+		return changed
+	})
+}
+
+// failed records an error.
+func (w *healthWriter) failed(err error) {
+	now := time.Now()
+	msg := mcpgate.ErrorMessage(err)
+	if mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
+		msg = shortError(err)
+	}
+	w.update(context.Background(), func(h *mcpgate.SkillHealth) bool {
+		changed := h.State != mcpgate.HealthError || h.LastError != msg
+		h.State, h.LastError, h.LastErrorAt = mcpgate.HealthError, msg, &now
+		return changed
+	})
+}
+
+// tools records how many tools the last discovery found.
+func (w *healthWriter) tools(n int) {
+	w.update(context.Background(), func(h *mcpgate.SkillHealth) bool {
+		changed := h.Tools != n || h.State != mcpgate.HealthConnected
+		h.Tools, h.State = n, mcpgate.HealthConnected
+		return changed
+	})
+}
+
+// stopped records that the gateway closed the connection.
+func (w *healthWriter) stopped(ctx context.Context) {
+	w.update(ctx, func(h *mcpgate.SkillHealth) bool {
+		h.State = mcpgate.HealthStopped
+		return true
+	})
+}
+
+// called records a successful call, writing it at most once a minute, off
+// the caller's path.
+func (w *healthWriter) called() {
+	now := time.Now()
+	w.mu.Lock()
+	w.h.LastCallAt = &now
+	due := now.Sub(w.lastWrite) >= callWriteEvery
+	if due {
+		w.lastWrite = now
+	}
+	w.mu.Unlock()
+	if due {
+		go w.update(context.Background(), func(*mcpgate.SkillHealth) bool { return true })
+	}
+}
+
+// update applies change and writes the health when it reports a change.
+func (w *healthWriter) update(ctx context.Context, change func(h *mcpgate.SkillHealth) bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !change(&w.h) || w.m.health == nil {
+		return
+	}
+	h := w.h
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healthWriteTimeout)
+	defer cancel()
+	if err := w.m.health.PutSkillHealth(ctx, &h); err != nil {
+		w.m.log.Debug("upstream health not written", "agent", h.AgentID, "skill", h.Skill, "err", err)
+	}
+}

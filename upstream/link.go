@@ -1,0 +1,345 @@
+package upstream
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Timings of the supervisor.
+const (
+	minBackoff    = 100 * time.Millisecond // first wait before reconnecting
+	maxBackoff    = 30 * time.Second       // longest wait between attempts
+	stableAfter   = 10 * time.Second       // a session that lived this long resets the backoff
+	coalesceDelay = 100 * time.Millisecond // list_changed notifications within it cause one discovery
+)
+
+// errStopped is the cause of a link that was stopped.
+var errStopped = errors.New("stopped")
+
+// link is one mcp skill's connection to its upstream: a pooled session
+// kept up by a supervisor goroutine, the sessions of downstream sessions
+// that need server→client requests, and the subscriptions relayed.
+type link struct {
+	m          *Manager
+	hash       string
+	ctx        context.Context
+	cancel     context.CancelFunc
+	done       chan struct{}
+	rediscover chan struct{}
+	events     *events
+
+	mu         sync.Mutex
+	skill      *mcpgate.Skill
+	main       *session
+	connecting bool
+	lastErr    error
+	wake       chan struct{}                // closed and replaced when main, connecting or lastErr change
+	own        map[string]*session          // by downstream session
+	subs       map[string]map[string]string // upstream URI → downstream session → URI it subscribed as
+	caps       *sdk.ServerCapabilities
+
+	health healthWriter
+}
+
+// startLink starts the supervisor of a skill's connection.
+func (m *Manager) startLink(sk *mcpgate.Skill) *link {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &link{
+		m: m, hash: settingsHash(sk), ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		rediscover: make(chan struct{}, 1), skill: sk, wake: make(chan struct{}),
+		own: map[string]*session{}, subs: map[string]map[string]string{}, connecting: true,
+	}
+	l.health.init(m, sk)
+	l.events = &events{toolsChanged: l.toolsChanged, listChanged: l.listChanged, resourceUpdated: l.resourceUpdated}
+	go l.run()
+	return l
+}
+
+// settingsHash identifies the settings that need a new connection when
+// they change.
+func settingsHash(sk *mcpgate.Skill) string {
+	b, _ := json.Marshal([]any{sk.URL, sk.Headers, sk.Command, sk.Args, sk.Env, sk.Cwd, sk.AllowPrivate, sk.Prefix, sk.Timeout})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// sortLinks orders links by skill name.
+func sortLinks(ls []*link) {
+	slices.SortFunc(ls, func(a, b *link) int { return strings.Compare(a.name(), b.name()) })
+}
+
+// name is the skill's name.
+func (l *link) name() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.skill.Name
+}
+
+// current returns the skill as last synced.
+func (l *link) current() *mcpgate.Skill {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.skill
+}
+
+// setSkill records a newer version of the skill with the same settings.
+func (l *link) setSkill(sk *mcpgate.Skill) {
+	l.mu.Lock()
+	l.skill = sk
+	l.mu.Unlock()
+}
+
+// run keeps the pooled session up until the link stops: it connects,
+// discovers, serves, and reconnects with backoff when the session ends.
+// While a dial failure is the last word calls fail at once; after a
+// session ended they wait for the next attempt.
+func (l *link) run() {
+	defer close(l.done)
+	delay := minBackoff
+	for l.ctx.Err() == nil {
+		l.setState(nil, true, nil)
+		started := time.Now()
+		s, err := l.dialMain()
+		if err == nil {
+			err = l.serve(s)
+			if l.ctx.Err() != nil {
+				return
+			}
+			l.health.failed(err)
+			l.setState(nil, true, err)
+		} else {
+			l.setState(nil, false, err)
+		}
+		l.m.log.Warn("upstream unavailable", "agent", l.current().AgentID, "skill", l.name(), "err", err, "retry_in", delay)
+		if time.Since(started) > stableAfter {
+			delay = minBackoff
+		}
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, maxBackoff)
+	}
+}
+
+// dialMain dials the pooled session.
+func (l *link) dialMain() (*session, error) {
+	sk := l.current()
+	ctx, cancel := context.WithTimeout(l.ctx, sk.CallTimeout())
+	defer cancel()
+	return dial(ctx, l.dialOptions(sk, nil))
+}
+
+// dialOptions returns the options of a new session with the given client
+// capabilities.
+func (l *link) dialOptions(sk *mcpgate.Skill, caps *sdk.ClientCapabilities) *dialOptions {
+	if caps == nil {
+		caps = &sdk.ClientCapabilities{}
+	}
+	return &dialOptions{skill: sk, m: l.m, caps: caps, events: l.events}
+}
+
+// serve makes s the pooled session, discovers its tools and handles
+// rediscovery requests until s ends or the link stops.
+func (l *link) serve(s *session) error {
+	l.mu.Lock()
+	l.caps = s.cs.InitializeResult().Capabilities
+	l.mu.Unlock()
+	l.setState(s, false, nil)
+	l.discover(s)
+	l.resubscribe(s)
+	for {
+		select {
+		case <-s.closed:
+			return fmt.Errorf("the upstream session ended: %w", s.endErr())
+		case <-l.ctx.Done():
+			s.close()
+			return errStopped
+		case <-l.rediscover:
+			if l.settle(s) {
+				l.discover(s)
+			}
+		}
+	}
+}
+
+// settle waits for a burst of list_changed notifications to pass and
+// drains them; false when the session or the link ended meanwhile.
+func (l *link) settle(s *session) bool {
+	t := time.NewTimer(coalesceDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.closed:
+		return false
+	case <-l.ctx.Done():
+		return false
+	}
+	select {
+	case <-l.rediscover:
+	default:
+	}
+	return true
+}
+
+// setState records the pooled session and the state of the connection,
+// wakes the calls waiting for it and writes the health.
+func (l *link) setState(s *session, connecting bool, err error) {
+	l.mu.Lock()
+	l.main, l.connecting, l.lastErr = s, connecting, err
+	close(l.wake)
+	l.wake = make(chan struct{})
+	l.mu.Unlock()
+	switch {
+	case err != nil && !connecting:
+		l.health.failed(err)
+	case err != nil:
+	case connecting:
+		l.health.state(mcpgate.HealthConnecting)
+	case s != nil:
+		l.health.state(mcpgate.HealthConnected)
+	}
+}
+
+// mainSession returns the pooled session, waiting while a connection
+// attempt is under way; EUNAVAILABLE when the last attempt failed.
+func (l *link) mainSession(ctx context.Context) (*session, error) {
+	for {
+		l.mu.Lock()
+		s, connecting, err, wake, sk := l.main, l.connecting, l.lastErr, l.wake, l.skill
+		l.mu.Unlock()
+		if s != nil && s.alive() {
+			return s, nil
+		}
+		if !connecting && err != nil {
+			return nil, unavailable(sk, err)
+		}
+		select {
+		case <-wake:
+		case <-l.done:
+			return nil, unavailable(sk, errStopped)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// sessionFor returns the session a call from a downstream session uses:
+// its own when the host can answer server→client requests, else the
+// pooled one.
+func (l *link) sessionFor(ctx context.Context, sessionID string, client mcpgate.ClientRequester) (*session, error) {
+	if sessionID == "" || !wantsOwnSession(client) {
+		return l.mainSession(ctx)
+	}
+	l.mu.Lock()
+	s, sk := l.own[sessionID], l.skill
+	l.mu.Unlock()
+	if s != nil && s.alive() {
+		return s, nil
+	}
+	s, err := dial(ctx, l.dialOptions(sk, clientCaps(client.ClientCapabilities())))
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ctx.Err() != nil {
+		go s.close()
+		return nil, unavailable(sk, errStopped)
+	}
+	if old := l.own[sessionID]; old != nil && old.alive() {
+		go s.close()
+		return old, nil
+	}
+	l.own[sessionID] = s
+	return s, nil
+}
+
+// closeSession closes the downstream session's own upstream session and
+// drops its subscriptions.
+func (l *link) closeSession(sessionID string) {
+	l.mu.Lock()
+	s := l.own[sessionID]
+	delete(l.own, sessionID)
+	var gone []string
+	for uri, subs := range l.subs {
+		if _, ok := subs[sessionID]; ok {
+			delete(subs, sessionID)
+			if len(subs) == 0 {
+				delete(l.subs, uri)
+				gone = append(gone, uri)
+			}
+		}
+	}
+	main := l.main
+	l.mu.Unlock()
+	if s != nil {
+		s.close()
+	}
+	if main != nil && len(gone) > 0 {
+		go l.unsubscribeAll(main, gone)
+	}
+}
+
+// stop ends the supervisor and every session, and records the skill as
+// stopped.
+func (l *link) stop(ctx context.Context) {
+	l.cancel()
+	<-l.done
+	l.mu.Lock()
+	own := l.own
+	l.own = map[string]*session{}
+	l.main = nil
+	l.mu.Unlock()
+	for _, s := range own {
+		s.close()
+	}
+	l.health.stopped(ctx)
+}
+
+// toolsChanged asks the supervisor to rediscover; notifications arriving
+// while one request is pending are absorbed.
+func (l *link) toolsChanged() {
+	select {
+	case l.rediscover <- struct{}{}:
+	default:
+	}
+}
+
+// listChanged passes a resources or prompts list_changed to the agent's
+// sessions.
+func (l *link) listChanged(method string) {
+	if l.m.sessions != nil {
+		l.m.sessions.NotifyAgent(l.current().AgentID, method, json.RawMessage(`{}`))
+	}
+}
+
+// unavailable is the error of a skill whose upstream cannot take calls.
+func unavailable(sk *mcpgate.Skill, err error) error {
+	var e *mcpgate.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return fmt.Errorf("%w (%v)", mcpgate.Errorf(mcpgate.EUNAVAILABLE, "skill %q: its upstream MCP server is unavailable: %s", sk.Name, shortError(err)), err)
+}
+
+// shortError is an error's text cut to a length fit for a message.
+func shortError(err error) string {
+	s := err.Error()
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpgate/mcpgate"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// listing describes one of the list methods the gateway relays.
+type listing struct {
+	method string
+	field  string // the result's array
+	key    string // each item's identifying field
+	offers func(c *sdk.ServerCapabilities) bool
+	page   func(ctx context.Context, s *session, cursor string) (any, error)
+	table  func(n *agentNames) map[string]route
+}
+
+var (
+	resourceListing = &listing{
+		method: "resources/list", field: "resources", key: "uri",
+		offers: func(c *sdk.ServerCapabilities) bool { return c != nil && c.Resources != nil },
+		page: func(ctx context.Context, s *session, cursor string) (any, error) {
+			return s.cs.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
+		},
+		table: func(n *agentNames) map[string]route { return n.resources },
+	}
+	templateListing = &listing{
+		method: "resources/templates/list", field: "resourceTemplates", key: "uriTemplate",
+		offers: func(c *sdk.ServerCapabilities) bool { return c != nil && c.Resources != nil },
+		page: func(ctx context.Context, s *session, cursor string) (any, error) {
+			return s.cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
+		},
+		table: func(n *agentNames) map[string]route { return n.resources },
+	}
+	promptListing = &listing{
+		method: "prompts/list", field: "prompts", key: "name",
+		offers: func(c *sdk.ServerCapabilities) bool { return c != nil && c.Prompts != nil },
+		page: func(ctx context.Context, s *session, cursor string) (any, error) {
+			return s.cs.ListPrompts(ctx, &sdk.ListPromptsParams{Cursor: cursor})
+		},
+		table: func(n *agentNames) map[string]route { return n.prompts },
+	}
+)
+
+// item is one listed item with the key it is listed under upstream.
+type item struct {
+	skill string
+	key   string
+	raw   json.RawMessage
+}
+
+// list gathers a listing from every skill of the agent that offers it,
+// namespaces the keys two skills share, remembers where each served key
+// goes, and returns the result object with every item (no cursor). A skill
+// whose upstream is down is left out, unless it is the only one.
+func (m *Manager) list(ctx context.Context, agentID string, ls *listing) (json.RawMessage, error) {
+	var items []item
+	var firstErr error
+	links := m.agentLinks(agentID)
+	for _, l := range links {
+		got, err := l.listItems(ctx, ls)
+		if err != nil && err != errNoRelay {
+			m.log.Warn("upstream listing failed", "agent", agentID, "skill", l.name(), "method", ls.method, "err", err)
+			firstErr = err
+		}
+		items = append(items, got...)
+	}
+	if len(links) == 1 && firstErr != nil {
+		return nil, firstErr
+	}
+	served := m.serve(agentID, ls, items)
+	return mustJSON(map[string][]json.RawMessage{ls.field: served}), nil
+}
+
+// serve names the items for the agent, records their routes, and returns
+// them as served.
+func (m *Manager) serve(agentID string, ls *listing, items []item) []json.RawMessage {
+	owners := map[string]map[string]bool{}
+	for _, it := range items {
+		if owners[it.key] == nil {
+			owners[it.key] = map[string]bool{}
+		}
+		owners[it.key][it.skill] = true
+	}
+	names := m.agentNames(agentID)
+	names.mu.Lock()
+	defer names.mu.Unlock()
+	table := ls.table(names)
+	out := make([]json.RawMessage, 0, len(items))
+	for _, it := range items {
+		key, raw := it.key, it.raw
+		if len(owners[it.key]) > 1 {
+			key = namespaced(ls, it.skill, it.key)
+			raw = withField(raw, ls.key, key)
+		}
+		table[key] = route{skill: it.skill, upstream: it.key}
+		out = append(out, raw)
+	}
+	return out
+}
+
+// namespaced is the served key of an item two skills share.
+func namespaced(ls *listing, skill, key string) string {
+	if ls.key == "name" {
+		return skill + "." + key
+	}
+	return nsScheme + skill + "/" + key
+}
+
+// listItems lists every page of one skill's upstream.
+func (l *link) listItems(ctx context.Context, ls *listing) ([]item, error) {
+	l.mu.Lock()
+	caps := l.caps
+	l.mu.Unlock()
+	if caps != nil && !ls.offers(caps) {
+		return nil, errNoRelay
+	}
+	skill := l.name()
+	var items []item
+	cursor := ""
+	for range maxPages {
+		raw, err := l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return ls.page(ctx, s, cursor) })
+		if err != nil {
+			return items, err
+		}
+		var page map[string]json.RawMessage
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &page); err != nil || json.Unmarshal(page[ls.field], &list) != nil {
+			return items, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "skill %q: the upstream's %s result is malformed", skill, ls.method)
+		}
+		for _, r := range list {
+			var k map[string]json.RawMessage
+			var key string
+			if json.Unmarshal(r, &k) == nil && json.Unmarshal(k[ls.key], &key) == nil {
+				items = append(items, item{skill: skill, key: key, raw: r})
+			}
+		}
+		var next string
+		_ = json.Unmarshal(page["nextCursor"], &next)
+		if next == "" || next == cursor {
+			return items, nil
+		}
+		cursor = next
+	}
+	return items, fmt.Errorf("%s: more than %d pages", ls.method, maxPages)
+}

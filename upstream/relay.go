@@ -1,0 +1,366 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// nsScheme starts a resource URI that had to be namespaced because two
+// skills of one agent offer it: "mcpgate:<skill>/<upstream URI>".
+const nsScheme = "mcpgate:"
+
+// agentNames remembers, from the last listings, which skill offers each
+// prompt name and resource URI an agent serves.
+type agentNames struct {
+	mu        sync.Mutex
+	prompts   map[string]route // by served name
+	resources map[string]route // by served URI or URI template
+}
+
+// route is where a served name goes: a skill and its upstream's name.
+type route struct {
+	skill    string
+	upstream string
+}
+
+// agentNames returns the agent's name table.
+func (m *Manager) agentNames(agentID string) *agentNames {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := m.names[agentID]
+	if n == nil {
+		n = &agentNames{prompts: map[string]route{}, resources: map[string]route{}}
+		m.names[agentID] = n
+	}
+	return n
+}
+
+// Capabilities returns the union of what the agent's mcp skills' upstreams
+// offer besides tools, as initialize capabilities: "resources" (with
+// subscribe and listChanged), "prompts" (with listChanged) and
+// "completions". Upstreams not yet connected add nothing.
+func (m *Manager) Capabilities(agentID string) map[string]json.RawMessage {
+	var res, prompts, completions bool
+	var subscribe, resChanged, promptsChanged bool
+	for _, l := range m.agentLinks(agentID) {
+		l.mu.Lock()
+		c := l.caps
+		l.mu.Unlock()
+		if c == nil {
+			continue
+		}
+		if c.Resources != nil {
+			res, subscribe, resChanged = true, subscribe || c.Resources.Subscribe, resChanged || c.Resources.ListChanged
+		}
+		if c.Prompts != nil {
+			prompts, promptsChanged = true, promptsChanged || c.Prompts.ListChanged
+		}
+		completions = completions || c.Completions != nil
+	}
+	out := map[string]json.RawMessage{}
+	if res {
+		out["resources"] = mustJSON(map[string]bool{"subscribe": subscribe, "listChanged": resChanged})
+	}
+	if prompts {
+		out["prompts"] = mustJSON(map[string]bool{"listChanged": promptsChanged})
+	}
+	if completions {
+		out["completions"] = json.RawMessage(`{}`)
+	}
+	return out
+}
+
+// mustJSON encodes a value that always encodes.
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// Relay passes a client request other than tools/call to the agent's mcp
+// skills: listings gather every skill's items (every page; names and URIs
+// two skills share are namespaced), the others go to the skill that offers
+// the name or URI. An upstream's JSON-RPC error comes back as an
+// *mcpgate.RPCError; an unknown method or a request no skill can take is
+// ENOTFOUND.
+func (m *Manager) Relay(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
+	agentID := f.Agent.ID
+	switch f.Method {
+	case "resources/list":
+		return m.list(ctx, agentID, resourceListing)
+	case "resources/templates/list":
+		return m.list(ctx, agentID, templateListing)
+	case "prompts/list":
+		return m.list(ctx, agentID, promptListing)
+	case "resources/read":
+		return m.readResource(ctx, f)
+	case "resources/subscribe", "resources/unsubscribe":
+		return m.subscription(ctx, f)
+	case "prompts/get":
+		return m.getPrompt(ctx, f)
+	case "completion/complete":
+		return m.complete(ctx, f)
+	}
+	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "method %q is not relayed", f.Method)
+}
+
+// relayed runs one request on the link's pooled session, mapping errors
+// for the caller.
+func (l *link) relayed(ctx context.Context, send func(ctx context.Context, s *session) (any, error)) (json.RawMessage, error) {
+	sk := l.current()
+	timeout := sk.CallTimeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, err := l.mainSession(ctx)
+	if err != nil {
+		return nil, callError(ctx, sk, err, timeout)
+	}
+	raw, err := s.call(ctx, func(ctx context.Context) (any, error) { return send(ctx, s) })
+	if err != nil {
+		return nil, callError(ctx, sk, err, timeout)
+	}
+	return raw, nil
+}
+
+// decodeParams reads a relayed request's params into the SDK's type.
+func decodeParams(raw json.RawMessage, into any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return mcpgate.Errorf(mcpgate.EINVALID, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// linkNamed returns the agent's link of the named skill, or nil.
+func (m *Manager) linkNamed(agentID, skill string) *link {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.links[linkKey{agentID, skill}]
+}
+
+// routeURI finds the skill that serves a resource URI and the URI its
+// upstream knows it by.
+func (m *Manager) routeURI(ctx context.Context, agentID, uri string) (*link, string, error) {
+	if rest, ok := strings.CutPrefix(uri, nsScheme); ok {
+		skill, upstream, _ := strings.Cut(rest, "/")
+		if l := m.linkNamed(agentID, skill); l != nil {
+			return l, upstream, nil
+		}
+	}
+	return m.routeBy(ctx, agentID, uri, resourceListing, templateListing)
+}
+
+// routePrompt finds the skill that serves a prompt name and its upstream
+// name.
+func (m *Manager) routePrompt(ctx context.Context, agentID, name string) (*link, string, error) {
+	return m.routeBy(ctx, agentID, name, promptListing)
+}
+
+// routeBy looks served up in the agent's table, listing again when it is
+// unknown; with a single skill everything goes to it.
+func (m *Manager) routeBy(ctx context.Context, agentID, served string, refresh ...*listing) (*link, string, error) {
+	links := m.agentLinks(agentID)
+	if len(links) == 1 {
+		return links[0], served, nil
+	}
+	names := m.agentNames(agentID)
+	for attempt := 0; attempt < 2; attempt++ {
+		names.mu.Lock()
+		r, ok := refresh[0].table(names)[served]
+		names.mu.Unlock()
+		if ok {
+			if l := m.linkNamed(agentID, r.skill); l != nil {
+				return l, r.upstream, nil
+			}
+		}
+		if attempt == 0 {
+			for _, ls := range refresh {
+				_, _ = m.list(ctx, agentID, ls)
+			}
+		}
+	}
+	return nil, "", mcpgate.Errorf(mcpgate.ENOTFOUND, "no skill of agent %q offers %q", agentID, served)
+}
+
+// readResource relays resources/read to the skill offering the URI.
+func (m *Manager) readResource(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
+	var p sdk.ReadResourceParams
+	if err := decodeParams(f.Params, &p); err != nil {
+		return nil, err
+	}
+	l, uri, err := m.routeURI(ctx, f.Agent.ID, p.URI)
+	if err != nil {
+		return nil, err
+	}
+	p.URI = uri
+	return l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return s.cs.ReadResource(ctx, &p) })
+}
+
+// getPrompt relays prompts/get to the skill offering the prompt.
+func (m *Manager) getPrompt(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
+	var p sdk.GetPromptParams
+	if err := decodeParams(f.Params, &p); err != nil {
+		return nil, err
+	}
+	l, name, err := m.routePrompt(ctx, f.Agent.ID, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	p.Name = name
+	return l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return s.cs.GetPrompt(ctx, &p) })
+}
+
+// complete relays completion/complete to the skill of the prompt or
+// resource template it refers to.
+func (m *Manager) complete(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
+	var p sdk.CompleteParams
+	if err := decodeParams(f.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Ref == nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "invalid params: ref is required")
+	}
+	var l *link
+	var err error
+	if p.Ref.Type == "ref/prompt" {
+		l, p.Ref.Name, err = m.routePrompt(ctx, f.Agent.ID, p.Ref.Name)
+	} else {
+		l, p.Ref.URI, err = m.routeURI(ctx, f.Agent.ID, p.Ref.URI)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return s.cs.Complete(ctx, &p) })
+}
+
+// subscription relays resources/subscribe and resources/unsubscribe: the
+// upstream is subscribed while at least one downstream session is.
+func (m *Manager) subscription(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if err := decodeParams(f.Params, &p); err != nil {
+		return nil, err
+	}
+	l, uri, err := m.routeURI(ctx, f.Agent.ID, p.URI)
+	if err != nil {
+		return nil, err
+	}
+	subscribe := f.Method == "resources/subscribe"
+	first, last := l.recordSubscription(uri, p.URI, f.SessionID, subscribe)
+	if (subscribe && !first) || (!subscribe && !last) {
+		return json.RawMessage(`{}`), nil
+	}
+	_, err = l.relayed(ctx, func(ctx context.Context, s *session) (any, error) {
+		if subscribe {
+			return struct{}{}, s.cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri})
+		}
+		return struct{}{}, s.cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri})
+	})
+	if err != nil && subscribe {
+		l.recordSubscription(uri, p.URI, f.SessionID, false)
+		return nil, err
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+// recordSubscription adds or removes a downstream session's subscription
+// and reports whether it was the first or the last one for the URI.
+func (l *link) recordSubscription(uri, served, sessionID string, subscribe bool) (first, last bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	subs := l.subs[uri]
+	if subscribe {
+		if subs == nil {
+			subs = map[string]string{}
+			l.subs[uri] = subs
+		}
+		subs[sessionID] = served
+		return len(subs) == 1, false
+	}
+	if _, ok := subs[sessionID]; !ok {
+		return false, false
+	}
+	delete(subs, sessionID)
+	if len(subs) == 0 {
+		delete(l.subs, uri)
+		return false, true
+	}
+	return false, false
+}
+
+// resubscribe subscribes a new pooled session to every URI downstream
+// sessions are subscribed to.
+func (l *link) resubscribe(s *session) {
+	l.mu.Lock()
+	uris := make([]string, 0, len(l.subs))
+	for uri := range l.subs {
+		uris = append(uris, uri)
+	}
+	l.mu.Unlock()
+	for _, uri := range uris {
+		ctx, cancel := context.WithTimeout(l.ctx, l.current().CallTimeout())
+		if err := s.cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+			l.m.log.Warn("upstream resubscribe failed", "skill", l.name(), "uri", uri, "err", err)
+		}
+		cancel()
+	}
+}
+
+// unsubscribeAll unsubscribes the pooled session from URIs nobody follows
+// any more.
+func (l *link) unsubscribeAll(s *session, uris []string) {
+	for _, uri := range uris {
+		ctx, cancel := context.WithTimeout(l.ctx, 10*time.Second)
+		_ = s.cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri})
+		cancel()
+	}
+}
+
+// resourceUpdated passes an upstream's notifications/resources/updated to
+// the downstream sessions subscribed to the URI (or to a URI it is under),
+// under the URI each subscribed as.
+func (l *link) resourceUpdated(uri string, params json.RawMessage) {
+	if l.m.sessions == nil {
+		return
+	}
+	type target struct{ session, served, subscribed string }
+	var targets []target
+	l.mu.Lock()
+	for sub, sessions := range l.subs {
+		if sub == uri || strings.HasPrefix(uri, sub) {
+			for sid, served := range sessions {
+				targets = append(targets, target{sid, served, sub})
+			}
+		}
+	}
+	l.mu.Unlock()
+	for _, t := range targets {
+		p := params
+		if t.served != t.subscribed {
+			p = withField(params, "uri", strings.Replace(uri, t.subscribed, t.served, 1))
+		}
+		l.m.sessions.NotifySession(t.session, "notifications/resources/updated", p)
+	}
+}
+
+// withField returns the JSON object raw with one string field set.
+func withField(raw json.RawMessage, field, value string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	m[field] = mustJSON(value)
+	return mustJSON(m)
+}
+
+// errNoRelay means a skill's upstream does not offer a listing.
+var errNoRelay = errors.New("not offered")

@@ -1,0 +1,131 @@
+package upstream
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stopGrace is how long a stdio child has to exit after its stdin closes
+// before its process group is killed.
+const stopGrace = 2 * time.Second
+
+// child is an upstream server running as a child process in its own
+// process group, speaking MCP over its stdin and stdout.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	exited chan struct{} // closed once the process is reaped
+	err    error         // why it exited, once exited is closed
+	once   sync.Once
+}
+
+// startChild starts the skill's command with its expanded environment,
+// logging its stderr line by line. The child is always reaped.
+func startChild(sk *mcpgate.Skill, lookup mcpgate.LookupFunc, log *slog.Logger) (*child, error) {
+	env, err := childEnv(sk, lookup)
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(sk.Command, sk.Args...)
+	cmd.Env, cmd.Dir = env, sk.Cwd
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "skill %q: cannot start %s: %v", sk.Name, sk.Command, err)
+	}
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	go logStderr(errR, log.With("pid", cmd.Process.Pid))
+	go c.wait()
+	return c, nil
+}
+
+// childEnv is the gateway's environment plus the skill's, with secrets
+// expanded.
+func childEnv(sk *mcpgate.Skill, lookup mcpgate.LookupFunc) ([]string, error) {
+	env := os.Environ()
+	for k, v := range sk.Env {
+		val, err := mcpgate.ExpandSecrets(v, lookup)
+		if err != nil {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "skill %q: env %s: %s", sk.Name, k, mcpgate.ErrorMessage(err))
+		}
+		env = append(env, k+"="+val)
+	}
+	return env, nil
+}
+
+// wait reaps the process and records why it exited.
+func (c *child) wait() {
+	c.err = c.cmd.Wait()
+	if c.err == nil {
+		c.err = fmt.Errorf("process exited")
+	}
+	close(c.exited)
+}
+
+// transport is the SDK transport over the child's pipes.
+func (c *child) transport() sdk.Transport {
+	return captureTransportIO{inner: &sdk.IOTransport{Reader: c.stdout, Writer: c.stdin}}
+}
+
+// stop closes the child's stdin, waits a little for it to exit, then kills
+// its whole process group; it returns once the child is reaped.
+func (c *child) stop() {
+	c.once.Do(func() {
+		c.stdin.Close()
+		select {
+		case <-c.exited:
+		case <-time.After(stopGrace):
+		}
+		// Kill the group even when the leader is gone: its own children
+		// must not outlive it.
+		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		<-c.exited
+		c.stdout.Close()
+	})
+}
+
+// logStderr logs each line the child writes to stderr.
+func logStderr(r io.ReadCloser, log *slog.Logger) {
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() {
+		log.Info("upstream stderr", "line", sc.Text())
+	}
+}
