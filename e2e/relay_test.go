@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +89,44 @@ func waitForTools(t *testing.T, url, key string) {
 	eventually(t, func() bool {
 		return len(openSession(t, url, bearer(key)).toolNames()) > 0
 	})
+}
+
+// TestRelayUpstreamDownAtStart starts the gateway before its upstream:
+// the skill's health says why it has no tools, the gateway keeps trying,
+// and once the upstream is up its tools are served and the health says
+// connected, through the CLI and the management API alike.
+func TestRelayUpstreamDownAtStart(t *testing.T) {
+	fixture := buildTool(t, everythingServer)
+	addr := freeAddr(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpgate.yaml")
+	skill := "        url: http://" + addr + "/mcp\n        allow_private: true\n"
+	if err := os.WriteFile(cfg, []byte(relayConfig(skill)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MCPGATE_DATA_DIR=" + filepath.Join(dir, "data")}
+	g := startGateway(t, env, "--config", cfg)
+	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
+	eventually(t, func() bool {
+		return strings.Contains(runCLI(t, env, "agent", "show", "everything"), "state: error")
+	})
+	if names := openSession(t, g.URL+"/everything/mcp", bearer(key)).toolNames(); len(names) != 0 {
+		t.Fatalf("tools before the upstream is up: %v", names)
+	}
+	startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")
+	waitForTools(t, g.URL+"/everything/mcp", key)
+	eventually(t, func() bool {
+		return strings.Contains(runCLI(t, env, "agent", "show", "everything"), "state: connected")
+	})
+	var sk struct {
+		Health struct {
+			State string `json:"state"`
+			Tools int    `json:"tools"`
+		} `json:"health"`
+	}
+	api := &apiClient{t: t, base: g.URL + "/api/v1", key: key}
+	api.mustDo("GET", "/agents/everything/skills/fixture", nil, http.StatusOK, &sk)
+	if sk.Health.State != "connected" || sk.Health.Tools == 0 {
+		t.Errorf("API health = %+v, want connected with tools", sk.Health)
+	}
 }
