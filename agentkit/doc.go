@@ -24,8 +24,8 @@
 // Worker.PushHandler (or PushHandler) verifies each envelope's signature
 // and answers in the response when the handler replies in time.
 //
-// The package imports only the standard library and the root package
-// mcpgate, whose Message type is the envelope's JSON; it must not import
-// any other package of the gateway, so that agents depend on nothing but
-// the wire contract.
+// The package imports only the standard library, the root package
+// mcpgate (whose Message type is the envelope's JSON) and pushsig (the
+// push signature); it must not import any other package of the gateway,
+// so that agents depend on nothing but the wire contract.
 package agentkit

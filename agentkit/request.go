@@ -12,8 +12,11 @@ import (
 
 // HandlerFunc answers one chat message. It replies with req.Reply or
 // req.Fail; returning an error without having replied answers with an
-// agent_error carrying the error's text. ctx is cancelled when the caller
-// gives up on the call or the worker stops.
+// agent_error carrying the error's text. Returning nil without a reply
+// only acknowledges the message: the call then waits for a reply posted
+// later (req stays usable) until the skill's timeout. ctx is cancelled
+// when the caller gives up on the call or the worker stops; a reply after
+// that is not needed.
 type HandlerFunc func(ctx context.Context, req *Request) error
 
 // ErrReplied is returned by Reply and Fail after the request has its

@@ -144,6 +144,15 @@ func (o *agentOutcome) text() string {
 // runAgentPlan runs agent.mjs and returns the outcomes per session.
 func runAgentPlan(t *testing.T, plan agentPlan) [][]*agentOutcome {
 	t.Helper()
+	s, err := tryAgentPlan(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// tryAgentPlan runs agent.mjs; safe to call off the test's goroutine.
+func tryAgentPlan(plan agentPlan) ([][]*agentOutcome, error) {
 	b, _ := json.Marshal(plan)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -157,9 +166,26 @@ func runAgentPlan(t *testing.T, plan agentPlan) [][]*agentOutcome {
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = string(ee.Stderr)
 		}
-		t.Fatalf("agent.mjs: %v %v %+v\n%s\n%s", err, jerr, rep.Error, out, stderr)
+		return nil, fmt.Errorf("agent.mjs: %v %v %+v\n%s\n%s", err, jerr, rep.Error, out, stderr)
 	}
-	return rep.Sessions
+	return rep.Sessions, nil
+}
+
+// callLater makes one call in the background and returns its outcome,
+// or nil after a failure it logs.
+func (g *agentGateway) callLater(t *testing.T, agentID string, c agentCall) <-chan *agentOutcome {
+	done := make(chan *agentOutcome, 1)
+	plan := agentPlan{URL: g.mcpURL(agentID), Headers: bearer(g.userKey), Sessions: [][]agentCall{{c}}}
+	go func() {
+		s, err := tryAgentPlan(plan)
+		if err != nil {
+			t.Error(err)
+			done <- &agentOutcome{Name: c.Name}
+			return
+		}
+		done <- s[0][0]
+	}()
+	return done
 }
 
 // call runs one call in a session of its own.

@@ -14,11 +14,15 @@
 //   {"report": {...}}
 // The plan:
 //   { "url": "...", "calls": [{"name": "tool", "arguments": {...}}],
-//     "resource": "...", "timeoutMs": 60000 }
+//     "resource": "...", "reauthorize": false, "timeoutMs": 60000 }
 // resource, when set, is the resource indicator (RFC 8707) to ask for in
 // place of the one the protected resource metadata names.
+// With "reauthorize": true the script then drops its tokens, keeps its
+// registration and authorizes again (a second authorize line), which the
+// gateway should answer at once for a signed-in user who consented
+// before; it exchanges that code too and lists and calls once more.
 // When the user denies, the report holds the callback's error and the
-// state check and nothing else. Exit status: 0 when every stage ran, 1
+// state sent, and nothing else. Exit status: 0 when every stage ran, 1
 // when one failed (the report says which), 2 for a bad plan.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -38,9 +42,9 @@ const serverUrl = new URL(plan.url);
 
 const report = {
   unauthorized: null, // the first connect's error, which must be UnauthorizedError
-  authorizeURL: null,
-  stateSent: null,
-  callback: null, // the query the authorization server redirected with
+  // per authorization: {url, stateSent, callback}, where callback is the
+  // query the authorization server redirected with
+  authorizations: [],
   issuer: null, // the authorization server metadata's issuer
   client: null, // what dynamic registration returned
   tokens: [], // every token response, in order
@@ -67,11 +71,13 @@ function fail(stage, e) {
   if (e?.code !== undefined) report.error.code = e.code;
 }
 
-// callbackServer listens on a loopback port for the authorization
-// response; result settles with its query parameters.
+// callbackServer listens on a loopback port for authorization responses;
+// next() returns a promise of the next one's query parameters.
 function callbackServer() {
-  let deliver;
-  const result = new Promise((resolve) => { deliver = resolve; });
+  const waiting = [];
+  const arrived = [];
+  const deliver = (q) => (waiting.length ? waiting.shift()(q) : arrived.push(q));
+  const next = () => (arrived.length ? Promise.resolve(arrived.shift()) : new Promise((resolve) => waiting.push(resolve)));
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://127.0.0.1');
     if (u.pathname !== '/callback') {
@@ -84,7 +90,7 @@ function callbackServer() {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve({ server, result, port: server.address().port }));
+    server.listen(0, '127.0.0.1', () => resolve({ server, next, port: server.address().port }));
   });
 }
 
@@ -107,8 +113,8 @@ class MemoryProvider {
     };
   }
   state() {
-    report.stateSent = randomBytes(16).toString('base64url');
-    return report.stateSent;
+    this._state = randomBytes(16).toString('base64url');
+    return this._state;
   }
   clientInformation() { return this._client; }
   saveClientInformation(info) {
@@ -121,9 +127,10 @@ class MemoryProvider {
     report.tokens.push(tokens);
   }
   async redirectToAuthorization(url) {
-    report.authorizeURL = url.href;
+    report.authorizations.push({ url: url.href, stateSent: this._state ?? null, callback: null });
     await emit({ authorize: url.href });
   }
+  dropTokens() { this._tokens = undefined; }
   saveCodeVerifier(v) { this._verifier = v; }
   codeVerifier() { return this._verifier; }
   saveDiscoveryState(s) {
@@ -167,7 +174,8 @@ function withTimeout(p, what) {
 }
 
 // authorize runs the first, unauthenticated connect, which must end in a
-// redirect to the authorize URL, and waits for the callback.
+// redirect to the authorize URL, waits for the callback and returns the
+// transport and the callback's query.
 async function authorize(provider, callback) {
   const client = new Client({ name: 'mcpgate-e2e-oauth', version: '1.0.0' }, { capabilities: {} });
   const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
@@ -178,28 +186,42 @@ async function authorize(provider, callback) {
     if (!(e instanceof UnauthorizedError)) throw e;
     report.unauthorized = e.message;
   }
-  report.callback = await withTimeout(callback.result, 'the authorization callback');
-  return transport;
+  const a = report.authorizations.at(-1);
+  if (!a) throw new Error('the client did not redirect to the authorization server');
+  a.callback = await withTimeout(callback.next(), 'the authorization callback');
+  return { transport, query: a.callback };
+}
+
+// authorizeAndConnect authorizes, exchanges the code and runs a session;
+// it returns false when the user denied.
+async function authorizeAndConnect(provider, callback, stages) {
+  stages.stage = 'authorize';
+  const { transport, query } = await authorize(provider, callback);
+  if (query.error || !query.code) return false;
+  stages.stage = 'token';
+  await transport.finishAuth(query.code);
+  stages.stage = 'session';
+  await session(provider);
+  return true;
 }
 
 async function main() {
   const callback = await callbackServer();
   const provider = new MemoryProvider(`http://127.0.0.1:${callback.port}/callback`, plan.resource);
-  let stage = 'authorize';
+  const stages = { stage: '' };
   try {
-    const transport = await authorize(provider, callback);
-    if (report.callback.error || !report.callback.code) return 0;
-    stage = 'token';
-    await transport.finishAuth(report.callback.code);
-    stage = 'session';
-    await session(provider);
-    stage = 'refresh';
+    if (!(await authorizeAndConnect(provider, callback, stages))) return 0;
+    stages.stage = 'refresh';
     report.refresh = await auth(provider, { serverUrl });
-    stage = 'session after refresh';
+    stages.stage = 'session after refresh';
     await session(provider);
+    if (plan.reauthorize) {
+      provider.dropTokens();
+      await authorizeAndConnect(provider, callback, stages);
+    }
     return 0;
   } catch (e) {
-    fail(stage, e);
+    fail(stages.stage, e);
     return 1;
   } finally {
     callback.server.close();

@@ -25,10 +25,11 @@ const oauthPassword = "correct horse battery staple"
 
 // oauthPlan tells oauth.mjs what to do.
 type oauthPlan struct {
-	URL       string       `json:"url"`
-	Resource  string       `json:"resource,omitempty"`
-	Calls     []clientCall `json:"calls,omitempty"`
-	TimeoutMs int          `json:"timeoutMs,omitempty"`
+	URL         string       `json:"url"`
+	Resource    string       `json:"resource,omitempty"`
+	Calls       []clientCall `json:"calls,omitempty"`
+	Reauthorize bool         `json:"reauthorize,omitempty"`
+	TimeoutMs   int          `json:"timeoutMs,omitempty"`
 }
 
 // oauthTokens is a token response as the SDK saved it.
@@ -42,12 +43,10 @@ type oauthTokens struct {
 
 // oauthReport is what oauth.mjs prints last.
 type oauthReport struct {
-	Unauthorized string            `json:"unauthorized"`
-	AuthorizeURL string            `json:"authorizeURL"`
-	StateSent    string            `json:"stateSent"`
-	Callback     map[string]string `json:"callback"`
-	Issuer       string            `json:"issuer"`
-	Client       struct {
+	Unauthorized   string          `json:"unauthorized"`
+	Authorizations []authorization `json:"authorizations"`
+	Issuer         string          `json:"issuer"`
+	Client         struct {
 		ClientID     string   `json:"client_id"`
 		RedirectURIs []string `json:"redirect_uris"`
 	} `json:"client"`
@@ -55,6 +54,13 @@ type oauthReport struct {
 	Sessions []oauthSession `json:"sessions"`
 	Refresh  string         `json:"refresh"`
 	Error    *clientError   `json:"error"`
+}
+
+// authorization is one trip of oauth.mjs to the authorize URL.
+type authorization struct {
+	URL       string            `json:"url"`
+	StateSent string            `json:"stateSent"`
+	Callback  map[string]string `json:"callback"`
 }
 
 // oauthSession is one connection of oauth.mjs with a token.
@@ -80,7 +86,9 @@ type oauthGateway struct {
 // Chromium signs in on the gateway's login page and allows on its consent
 // page; the client then exchanges the code, lists and calls tools, and
 // refreshes. Over plain HTTP the test then refreshes again, revokes, and
-// checks that the gateway refuses what it must. A second run denies.
+// checks that the gateway refuses what it must. A second run denies; a
+// third asks for the whole gateway, ticks one agent of two, and then
+// authorizes again, which the gateway answers without a page.
 func TestOAuth(t *testing.T) {
 	chromium := chromiumPath(t)
 	start := time.Now()
@@ -92,7 +100,7 @@ func TestOAuth(t *testing.T) {
 	t.Run("allow", func(t *testing.T) {
 		begin := time.Now()
 		rep = runOAuth(t, oauthPlan{URL: agentURL, Calls: oauthCalls()}, func(u string) {
-			consent(t, chromium, u, onlyDemo, nil, "Allow")
+			inBrowser(t, chromium, func(ctx context.Context) { consent(t, ctx, u, onlyDemo(), nil, "Allow") })
 		})
 		t.Logf("discovery, registration, login, consent, token, 2 sessions and a refresh took %v", time.Since(begin).Round(time.Millisecond))
 		checkAllowed(t, g, rep)
@@ -124,18 +132,30 @@ func oauthCalls() []clientCall {
 
 // onlyDemo is the state of the consent page's agent checkboxes that
 // grants the agent demo and not the agent other.
-var onlyDemo = map[string]bool{"demo": true, "other": false}
+func onlyDemo() map[string]bool { return map[string]bool{"demo": true, "other": false} }
 
 // checkGatewayWide asks for the gateway's base URL as the resource, which
 // offers every agent with none ticked; the user ticks demo only. The token
 // works at /demo/mcp and, for lack of the grant, not at /other/mcp (403,
-// insufficient_scope).
+// insufficient_scope). The client then authorizes again in the same
+// browser, still signed in, and the gateway sends it straight back: no
+// sign-in, and no consent page for what was granted before.
 func checkGatewayWide(t *testing.T, g *oauthGateway, chromium string) {
-	rep := runOAuth(t, oauthPlan{URL: g.URL + "/demo/mcp", Resource: g.URL, Calls: oauthCalls()}, func(u string) {
-		consent(t, chromium, u, map[string]bool{"demo": false, "other": false}, onlyDemo, "Allow")
+	ctx, cancel := browser(t, chromium)
+	defer cancel()
+	plan := oauthPlan{URL: g.URL + "/demo/mcp", Resource: g.URL, Calls: oauthCalls(), Reauthorize: true}
+	rep := runOAuth(t, plan, func(u string) {
+		consent(t, ctx, u, map[string]bool{"demo": false, "other": false}, onlyDemo(), "Allow")
+	}, func(u string) {
+		browse(t, ctx, "authorize again", chromedp.Navigate(u), chromedp.WaitVisible(chromedp.ID("done")))
 	})
-	if len(rep.Sessions) != 2 || len(rep.Tokens) != 2 {
-		t.Fatalf("sessions %d and token responses %d, want 2 and 2", len(rep.Sessions), len(rep.Tokens))
+	if len(rep.Sessions) != 3 || len(rep.Tokens) != 3 {
+		t.Fatalf("sessions %d and token responses %d, want 3 and 3", len(rep.Sessions), len(rep.Tokens))
+	}
+	for i, a := range rep.Authorizations {
+		if a.Callback["code"] == "" || a.Callback["state"] != a.StateSent {
+			t.Errorf("authorization %d: callback %v, sent state %q", i, a.Callback, a.StateSent)
+		}
 	}
 	for i, s := range rep.Sessions {
 		checkSession(t, i, s)
@@ -185,9 +205,9 @@ func startOAuthGateway(t *testing.T) *oauthGateway {
 	return g
 }
 
-// runOAuth runs oauth.mjs with plan, hands the authorize URL it prints to
-// browse, and returns its report.
-func runOAuth(t *testing.T, plan oauthPlan, browse func(authorizeURL string)) *oauthReport {
+// runOAuth runs oauth.mjs with plan, hands each authorize URL it prints to
+// the next of browse, and returns its report.
+func runOAuth(t *testing.T, plan oauthPlan, browse ...func(authorizeURL string)) *oauthReport {
 	t.Helper()
 	b, _ := json.Marshal(plan)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -202,9 +222,22 @@ func runOAuth(t *testing.T, plan oauthPlan, browse func(authorizeURL string)) *o
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := make(chan map[string]json.RawMessage)
+	lines := make(chan map[string]json.RawMessage, 8)
 	go readLines(out, lines)
+	t.Cleanup(func() { // after a failure: end the script
+		if cmd.ProcessState == nil {
+			cancel()
+			for range lines {
+			}
+			cmd.Wait()
+		}
+	})
 	rep := driveOAuth(t, lines, browse)
+	if len(rep.Authorizations) != len(browse) {
+		t.Errorf("the client went to the authorize URL %d times, want %d", len(rep.Authorizations), len(browse))
+	}
+	for range lines { // the script ends after its report
+	}
 	if err := cmd.Wait(); err != nil && rep.Error == nil {
 		t.Errorf("oauth.mjs: %v\n%s", err, stderr.String())
 	}
@@ -227,20 +260,20 @@ func readLines(r io.Reader, lines chan<- map[string]json.RawMessage) {
 	}
 }
 
-// driveOAuth browses to the first authorize URL the script prints and
-// returns its report; a second authorize URL is a failure.
-func driveOAuth(t *testing.T, lines <-chan map[string]json.RawMessage, browse func(string)) *oauthReport {
+// driveOAuth browses to each authorize URL the script prints and returns
+// its report; one more than browse has funcs for is a failure.
+func driveOAuth(t *testing.T, lines <-chan map[string]json.RawMessage, browse []func(string)) *oauthReport {
 	t.Helper()
 	authorized := 0
 	for m := range lines {
 		if u, ok := m["authorize"]; ok {
 			var s string
 			json.Unmarshal(u, &s)
-			if authorized++; authorized > 1 {
+			if authorized++; authorized > len(browse) {
 				t.Errorf("the client asked for authorization again: %s", s)
 				continue
 			}
-			browse(s)
+			browse[authorized-1](s)
 		}
 		if r, ok := m["report"]; ok {
 			var rep oauthReport
@@ -257,9 +290,10 @@ func driveOAuth(t *testing.T, lines <-chan map[string]json.RawMessage, browse fu
 // checkAllowed checks what the client saw on the way to its tools.
 func checkAllowed(t *testing.T, g *oauthGateway, rep *oauthReport) {
 	t.Helper()
-	au, err := url.Parse(rep.AuthorizeURL)
+	a := rep.Authorizations[0]
+	au, err := url.Parse(a.URL)
 	if err != nil {
-		t.Fatalf("authorize URL %q: %v", rep.AuthorizeURL, err)
+		t.Fatalf("authorize URL %q: %v", a.URL, err)
 	}
 	q := au.Query()
 	for k, want := range map[string]string{"resource": g.URL + "/demo/mcp", "code_challenge_method": "S256", "response_type": "code", "client_id": rep.Client.ClientID} {
@@ -267,11 +301,11 @@ func checkAllowed(t *testing.T, g *oauthGateway, rep *oauthReport) {
 			t.Errorf("authorize URL %s = %q, want %q", k, q.Get(k), want)
 		}
 	}
-	if rep.Callback["state"] != rep.StateSent || rep.StateSent == "" {
-		t.Errorf("callback state %q, sent %q", rep.Callback["state"], rep.StateSent)
+	if a.Callback["state"] != a.StateSent || a.StateSent == "" {
+		t.Errorf("callback state %q, sent %q", a.Callback["state"], a.StateSent)
 	}
-	if rep.Issuer != g.URL || rep.Callback["iss"] != rep.Issuer {
-		t.Errorf("issuer %q, callback iss %q, want both %q (RFC 9207)", rep.Issuer, rep.Callback["iss"], g.URL)
+	if rep.Issuer != g.URL || a.Callback["iss"] != rep.Issuer {
+		t.Errorf("issuer %q, callback iss %q, want both %q (RFC 9207)", rep.Issuer, a.Callback["iss"], g.URL)
 	}
 	if rep.Refresh != "AUTHORIZED" || len(rep.Tokens) != 2 {
 		t.Fatalf("refresh = %q with %d token responses, want AUTHORIZED after 2", rep.Refresh, len(rep.Tokens))
@@ -447,13 +481,16 @@ func checkRevoke(t *testing.T, meta *asMetadata, rep *oauthReport, agentURL stri
 // checkDeny runs the flow again and presses Deny: the client's callback
 // gets access_denied with its state.
 func checkDeny(t *testing.T, chromium, agentURL string) {
-	rep := runOAuth(t, oauthPlan{URL: agentURL}, func(u string) { consent(t, chromium, u, onlyDemo, nil, "Deny") })
-	cb := rep.Callback
+	rep := runOAuth(t, oauthPlan{URL: agentURL}, func(u string) {
+		inBrowser(t, chromium, func(ctx context.Context) { consent(t, ctx, u, onlyDemo(), nil, "Deny") })
+	})
+	a := rep.Authorizations[0]
+	cb := a.Callback
 	if cb["error"] != "access_denied" || cb["code"] != "" {
 		t.Errorf("deny: callback %v, want error=access_denied and no code", cb)
 	}
-	if cb["state"] != rep.StateSent || rep.StateSent == "" {
-		t.Errorf("deny: callback state %q, sent %q", cb["state"], rep.StateSent)
+	if cb["state"] != a.StateSent || a.StateSent == "" {
+		t.Errorf("deny: callback state %q, sent %q", cb["state"], a.StateSent)
 	}
 	if cb["iss"] != rep.Issuer || rep.Issuer == "" {
 		t.Errorf("deny: callback iss %q, want the issuer %q (RFC 9207)", cb["iss"], rep.Issuer)
@@ -517,14 +554,12 @@ type consentBox struct {
 	Checked bool   `json:"checked"`
 }
 
-// consent opens the authorize URL in a fresh headless Chromium and signs
-// in as demo. On the consent page it checks that the client is named and
-// that the agent checkboxes start as pre says, clicks those whose state
-// differs from tick, and presses the button (Allow or Deny).
-func consent(t *testing.T, chromium, authorizeURL string, pre, tick map[string]bool, button string) {
+// consent opens the authorize URL in a headless Chromium and signs in as
+// demo. On the consent page it checks that the client is named and that
+// the agent checkboxes start as pre says, clicks those whose state differs
+// from tick, and presses the button (Allow or Deny).
+func consent(t *testing.T, ctx context.Context, authorizeURL string, pre, tick map[string]bool, button string) {
 	t.Helper()
-	ctx, cancel := browser(t, chromium)
-	defer cancel()
 	begin := time.Now()
 	browse(t, ctx, "sign in", chromedp.Navigate(authorizeURL),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="username"]`)),
@@ -597,6 +632,14 @@ func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
 		t.Fatalf("browser: %s: %v", expr, err)
 	}
 	return v
+}
+
+// inBrowser runs f in a fresh headless Chromium.
+func inBrowser(t *testing.T, chromium string, f func(ctx context.Context)) {
+	t.Helper()
+	ctx, cancel := browser(t, chromium)
+	defer cancel()
+	f(ctx)
 }
 
 // browser starts a headless Chromium with its own profile, for at most

@@ -256,13 +256,15 @@ func TestPrimingEventAdvisesRetry(t *testing.T) {
 	// The conformance suite's SSE scenarios send 2025-03-26 in a session
 	// negotiated at 2025-11-25: the stream still primes.
 	old := map[string]string{"Accept": "text/event-stream", "Mcp-Protocol-Version": "2025-03-26"}
+	prefersSSE := map[string]string{"Accept": "text/event-stream, application/json", "Mcp-Protocol-Version": "2025-03-26"}
 	for _, r := range []req{
 		{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, header: old},
+		{session: sid, body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`, header: prefersSSE},
 		{method: http.MethodGet, session: sid, header: old},
 	} {
 		ev := newSSEReader(h.do(t, r)).mustEvent(t)
 		if ev.ID == "" || ev.Data != "" || ev.Retry != retryMillis {
-			t.Errorf("%s: first event %+v, want priming with retry", r.method, ev)
+			t.Errorf("%s %s: first event %+v, want priming with retry", r.method, r.body, ev)
 		}
 	}
 }

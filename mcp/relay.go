@@ -18,7 +18,8 @@ type Relayer interface {
 	// Capabilities returns the agent's capabilities besides tools and
 	// logging (members such as "resources", "prompts", "completions"),
 	// merged into initialize's result. A method whose member is missing is
-	// -32601 for the agent's sessions.
+	// -32601 for the agent's sessions. It is called at initialize and
+	// before each relayed request, so it should answer from memory.
 	Capabilities(ctx context.Context, agent *mcpgate.Agent) (map[string]json.RawMessage, error)
 	// Relay answers resources/list, resources/templates/list,
 	// resources/read, resources/subscribe, resources/unsubscribe,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -210,4 +211,28 @@ func mustSegment(tb testing.TB, token string, i int) map[string]any {
 		tb.Fatal(err)
 	}
 	return m
+}
+
+// TestNarrowerConsentNarrowsRefresh: after the user grants the client
+// fewer agents, tokens refreshed from an older consent lose the others.
+func TestNarrowerConsentNarrowsRefresh(t *testing.T) {
+	f := mustFixture(t, nil)
+	c := f.mustRegister(t, "none")
+	wide := f.mustTokens(t, c, f.base, "shop", "notes")
+	alice, err := f.store.FindUserByName(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.SaveOAuthGrant(context.Background(), &mcpgate.OAuthGrant{UserID: alice.ID, ClientID: c.ID, Agents: []string{"shop"}}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := f.refresh(t, c, wide.RefreshToken)
+	if fresh.status != http.StatusOK {
+		t.Fatalf("refresh: %+v", fresh)
+	}
+	if got := fmt.Sprint(mustClaims(t, fresh.AccessToken)["agents"]); got != "[shop]" {
+		t.Errorf("agents after a narrower consent = %s, want [shop]", got)
+	}
+	status, body := f.callMCP(t, "notes", fresh.AccessToken)
+	mustStatus(t, "notes after a narrower consent", status, body, http.StatusForbidden)
 }

@@ -90,6 +90,7 @@ type Server struct {
 	secure   bool   // cookies are Secure and __Host- prefixed
 	keys     *keyring
 	families *familyCache
+	verified tokenCache
 	docs     *documentCache
 	loginIP  *limiter
 	loginFor *limiter

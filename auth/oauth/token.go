@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
@@ -110,11 +111,30 @@ func (s *Server) refresh(r *http.Request, client *mcpgate.OAuthClient) (*tokenRe
 	if e := s.checkRefresh(ctx, t, form.Get("scope"), form.Get("resource")); e != nil {
 		return nil, e
 	}
-	agents, err := s.stillOwned(ctx, t.UserID, t.Agents)
+	agents, err := s.stillGranted(ctx, t)
 	if err != nil {
 		return nil, s.serverError(err)
 	}
 	return s.issueTokens(ctx, t.FamilyID, t.Resource, t.Scope, agents)
+}
+
+// stillGranted returns the refresh token's agents that the user still
+// grants the client (a narrower consent since narrows the new tokens) and
+// still owns.
+func (s *Server) stillGranted(ctx context.Context, t *mcpgate.OAuthRefreshToken) ([]string, error) {
+	g, err := s.opts.Store.FindOAuthGrant(ctx, t.UserID, t.ClientID)
+	if mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var granted []string
+	for _, a := range t.Agents {
+		if slices.Contains(g.Agents, a) {
+			granted = append(granted, a)
+		}
+	}
+	return s.stillOwned(ctx, t.UserID, granted)
 }
 
 // checkRefresh checks a refresh token just used against the request.

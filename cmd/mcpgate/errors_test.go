@@ -30,7 +30,7 @@ const (
 func (g *testGateway) unauthorized(agentID, message string) want {
 	return want{
 		status:     http.StatusUnauthorized,
-		header:     map[string]string{"WWW-Authenticate": fmt.Sprintf(`Bearer realm="MCP", resource_metadata="%s/.well-known/oauth-protected-resource/%s/mcp"`, g.URL(), agentID)},
+		header:     map[string]string{"WWW-Authenticate": fmt.Sprintf(`Bearer realm="MCP", resource_metadata="%s/.well-known/oauth-protected-resource/%s/mcp", scope="mcp"`, g.URL(), agentID)},
 		code:       -32000,
 		reason:     "unauthorized",
 		dataStatus: http.StatusUnauthorized,

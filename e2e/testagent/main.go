@@ -20,10 +20,11 @@ import (
 func main() {
 	url := flag.String("url", "", "the gateway's base URL")
 	mode := flag.String("mode", "echo", "echo or stall")
+	concurrency := flag.Int("concurrency", 8, "how many messages to handle at once")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w := agentkit.New(agentkit.Options{URL: *url, Key: os.Getenv("MCPGATE_AGENT_KEY"), Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	w := agentkit.New(agentkit.Options{URL: *url, Key: os.Getenv("MCPGATE_AGENT_KEY"), Concurrency: *concurrency, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	w.Handle(func(ctx context.Context, req *agentkit.Request) error {
 		fmt.Println("got", req.ID())
 		if *mode == "echo" {

@@ -76,7 +76,7 @@ type Result struct {
 	Columns []string            `json:"columns,omitempty"`
 	Rows    []map[string]string `json:"rows,omitempty"`
 	Groups  []Group             `json:"groups,omitempty"`
-	Text    string              `json:"text"`
+	Text    string              `json:"-"`
 }
 
 // round keeps two decimals.
