@@ -23,7 +23,9 @@ type Details struct {
 
 // agentDescription describes the demo agent.
 const agentDescription = "The mcpgate demo: converts units and currencies, looks up built-in weather " +
-	"and saves invoice rows as CSV files, through REST tools served by the gateway itself."
+	"and saves invoice rows as CSV files, through REST tools served by the gateway itself; " +
+	"ask it about a sample table of 1,200 orders (\"average amount by region\", \"top 3 by amount\") " +
+	"and an agent worker answers over the message service."
 
 // Setup makes the demo usable in store, in one transaction: it creates the
 // user "demo", the agent "demo" and a user key named "demo" when they do not

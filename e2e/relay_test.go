@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // everythingServer is the official Go SDK's conformance fixture: an MCP
@@ -51,16 +52,28 @@ func TestRelayConformance(t *testing.T) {
 		addr := freeAddr(t)
 		startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")
 		waitListening(t, addr)
-		runRelaySuite(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n")
+		runRelaySuite(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n", fixtureDropsResumedResult)
 	})
 	t.Run("stdio", func(t *testing.T) {
-		runRelaySuite(t, "        command: "+yamlQuote(fixture)+"\n")
+		runRelaySuite(t, "        command: "+yamlQuote(fixture)+"\n", nil)
 	})
 }
 
+// fixtureDropsResumedResult is the one check the fixture cannot pass over
+// HTTP, with the reason. Its test_reconnection tool closes its SSE stream
+// mid-call and answers afterwards, but it runs without an event store, so
+// that answer is lost: run directly, the fixture sends no priming event
+// and the suite skips the check (INFO); through the gateway, which primes
+// every stream, the suite runs it and warns that no result came after the
+// reconnection. Only a warning is tolerated, never a failure.
+var fixtureDropsResumedResult = map[string]string{
+	"server-sse-disconnect-resume": "the fixture has no event store: its own result is lost when it closes the stream",
+}
+
 // runRelaySuite starts a gateway with the fixture as skill and runs every
-// scenario through a key-adding proxy.
-func runRelaySuite(t *testing.T, skill string) {
+// scenario through a key-adding proxy. Every check must succeed, except
+// that the checks in warnOK may warn.
+func runRelaySuite(t *testing.T, skill string, warnOK map[string]string) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mcpgate.yaml")
 	if err := os.WriteFile(cfg, []byte(relayConfig(skill)), 0o600); err != nil {
@@ -74,7 +87,11 @@ func runRelaySuite(t *testing.T, skill string) {
 	for _, scenario := range relayScenarios {
 		t.Run(scenario, func(t *testing.T) {
 			for _, c := range runScenario(t, proxy+"/everything/mcp", scenario) {
-				if c.Status != "SUCCESS" && c.Status != "INFO" {
+				switch why, known := warnOK[c.ID]; {
+				case c.Status == "SUCCESS" || c.Status == "INFO":
+				case c.Status == "WARNING" && known:
+					t.Logf("%s: warning tolerated (%s): %s", c.ID, why, c.ErrorMessage)
+				default:
 					t.Errorf("%s: %s: %s %s", c.ID, c.Status, c.ErrorMessage, c.Details)
 				}
 			}
@@ -83,12 +100,17 @@ func runRelaySuite(t *testing.T, skill string) {
 }
 
 // waitForTools waits until the agent at url lists tools: discovery of an
-// upstream runs in the background after the gateway starts.
+// upstream runs in the background after the gateway starts, and a loaded
+// machine running the race detector may take a while.
 func waitForTools(t *testing.T, url, key string) {
 	t.Helper()
-	eventually(t, func() bool {
-		return len(openSession(t, url, bearer(key)).toolNames()) > 0
-	})
+	deadline := time.Now().Add(90 * time.Second)
+	for len(openSession(t, url, bearer(key)).toolNames()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the relayed tools were not listed within 90s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // TestRelayUpstreamDownAtStart starts the gateway before its upstream:

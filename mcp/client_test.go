@@ -268,3 +268,19 @@ func TestPrimingEventAdvisesRetry(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionClosedWhenEndedElsewhere(t *testing.T) {
+	closed := make(chan string, 2)
+	h := mustHarness(t, &Options{SessionClosed: func(id string) { closed <- id }})
+	sid := h.mustInit(t, "2025-11-25", nil)
+	if err := h.store.EndSession(context.Background(), sid, h.clock.Now()); err != nil { // another replica's DELETE
+		t.Fatal(err)
+	}
+	h.clock.advance(revalidateEvery)
+	if resp := h.do(t, req{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`}); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("status %d, want 404", resp.StatusCode)
+	}
+	if got := <-closed; got != sid {
+		t.Errorf("SessionClosed(%q), want %q", got, sid)
+	}
+}

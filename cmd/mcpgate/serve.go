@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/agentkit"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/bus"
@@ -62,13 +63,15 @@ type Main struct {
 	mcp      *mcp.Server
 	bus      *bus.Bus
 	upstream *upstream.Manager
-	http     *http.Server
-	ln       net.Listener
-	logger   *slog.Logger
-	cancel   context.CancelFunc
-	closers  []func() error
-	workers  sync.WaitGroup // background loops that use the store
-	done     chan struct{}
+	// demoWorker answers the demo's agent skill in-process (--demo only).
+	demoWorker *agentkit.Worker
+	http       *http.Server
+	ln         net.Listener
+	logger     *slog.Logger
+	cancel     context.CancelFunc
+	closers    []func() error
+	workers    sync.WaitGroup // background loops that use the store
+	done       chan struct{}
 }
 
 // NewMain returns a Main writing to env.
@@ -240,6 +243,9 @@ func (m *Main) prepare(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
+		if err := m.prepareDemoAgent(ctx, d); err != nil {
+			return err
+		}
 		printDemo(m.Env.Stdout, m.Config.PublicURL, d)
 	}
 	return m.registry.Reload(ctx)
@@ -251,6 +257,9 @@ func (m *Main) start() {
 	m.cancel = cancel
 	m.workers.Go(func() { m.registry.Watch(ctx, m.Config.ReloadEvery) })
 	m.workers.Go(func() { m.sweepSessions(ctx) })
+	if m.demoWorker != nil {
+		m.workers.Go(func() { m.runDemoWorker(ctx) })
+	}
 	go func() {
 		defer close(m.done)
 		if err := m.http.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
