@@ -54,12 +54,15 @@ func TestDemo(t *testing.T) {
 		t.Errorf("restart banner does not say how to make another key:\n%s", banner2)
 	}
 	rep2, ok := runClient(t, clientPlan{URL: g2.URL + "/demo/mcp", Headers: bearer(key),
-		Calls: []clientCall{{Name: "list_invoices"}}})
-	if !ok || len(rep2.Tools) != 5 {
+		Calls: []clientCall{{Name: "list_invoices"}, {Name: "orders", Arguments: map[string]any{"message": "columns"}}}})
+	if !ok || len(rep2.Tools) != 7 {
 		t.Fatalf("after restart: ok=%v tools=%d err=%+v", ok, len(rep2.Tools), rep2.Error)
 	}
 	if got := rep2.Calls[0].Result.StructuredContent["count"]; got != 1.0 {
 		t.Errorf("after restart list_invoices count = %v, want 1", got)
+	}
+	if o := rep2.Calls[1]; o.Result == nil || o.Result.IsError {
+		t.Errorf("after restart the orders agent (a new worker key) = %+v %+v", o.Error, o.Result)
 	}
 }
 
@@ -75,6 +78,7 @@ func demoCalls() []clientCall {
 		}}},
 		{Name: "list_invoices"},
 		{Name: "convert_units", Arguments: map[string]any{"value": "ten", "from": "km"}},
+		{Name: "orders", Arguments: map[string]any{"message": "how many rows?"}},
 	}
 }
 
@@ -84,14 +88,15 @@ func checkDemoSession(t *testing.T, rep *clientReport) {
 	if rep.Server.ProtocolVersion != "2025-11-25" || rep.Server.SessionID == "" {
 		t.Errorf("server = %+v, want protocol 2025-11-25 and a session", rep.Server)
 	}
-	if len(rep.Pages) != 3 || len(rep.Tools) != 5 {
-		t.Errorf("pages = %v, want 5 tools over 3 pages of 2", rep.Pages)
+	if len(rep.Pages) != 4 || len(rep.Tools) != 7 {
+		t.Errorf("pages = %v, want 7 tools over 4 pages of 2", rep.Pages)
 	}
 	if rep.SessionDelete != "ok" {
 		t.Errorf("session DELETE = %v, want ok", rep.SessionDelete)
 	}
 	for _, tool := range rep.Tools {
-		if tool.Description == "" || len(tool.InputSchema) == 0 || len(tool.OutputSchema) == 0 {
+		agentTool := tool.Name == "orders" || tool.Name == "csv_query" // the agent's tools declare no output
+		if tool.Description == "" || len(tool.InputSchema) == 0 || (len(tool.OutputSchema) == 0 && !agentTool) {
 			t.Errorf("tool %s lacks a description or schema", tool.Name)
 		}
 	}
@@ -100,8 +105,8 @@ func checkDemoSession(t *testing.T, rep *clientReport) {
 // checkDemoCalls checks each demo tool's result.
 func checkDemoCalls(t *testing.T, rep *clientReport, dataDir string) {
 	t.Helper()
-	if len(rep.Calls) != 6 {
-		t.Fatalf("calls = %d, want 6", len(rep.Calls))
+	if len(rep.Calls) != 7 {
+		t.Fatalf("calls = %d, want 7", len(rep.Calls))
 	}
 	for _, c := range rep.Calls[:5] {
 		if c.Error != nil || c.Result == nil || c.Result.IsError {
@@ -136,6 +141,9 @@ func checkDemoCalls(t *testing.T, rep *clientReport, dataDir string) {
 	bad := rep.Calls[5].Result
 	if bad == nil || !bad.IsError || !strings.Contains(bad.Content[0].Text, "/value") || !strings.Contains(bad.Content[0].Text, "to") {
 		t.Errorf("invalid arguments: want an isError result naming /value and the missing 'to', got %+v", bad)
+	}
+	if o := rep.Calls[6]; o.Error != nil || o.Result == nil || o.Result.IsError || o.Result.Content[0].Text != "1200 rows." {
+		t.Errorf("orders agent: %+v %+v, want 1200 rows.", o.Error, o.Result)
 	}
 }
 

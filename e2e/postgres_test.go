@@ -31,8 +31,15 @@ func TestDemoOnPostgres(t *testing.T) {
 	s := openSession(t, g.URL+"/demo/mcp", bearer(other))
 	replica := startGateway(t, env, "--data-dir", t.TempDir())
 	s.url = replica.URL + "/demo/mcp"
-	if names := s.toolNames(); len(names) != 5 {
+	if names := s.toolNames(); len(names) != 7 {
 		t.Errorf("the replica serving a session opened elsewhere listed %v", names)
+	}
+	// The demo's agent worker is connected to the first gateway only: the
+	// call on the replica reaches it, and its reply comes back, through
+	// PostgreSQL's LISTEN/NOTIFY.
+	r := s.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"orders","arguments":{"message":"how many rows?"}}}`)
+	if !strings.Contains(r.Body, "1200 rows.") {
+		t.Errorf("orders through the replica: HTTP %d %s", r.Status, r.Body)
 	}
 }
 
