@@ -264,7 +264,22 @@ func (s *loadSession) post(ctx context.Context, body string) (*loadResponse, err
 	if resp.StatusCode/100 != 2 {
 		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
 	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b = lastSSEData(b)
+	}
 	return &loadResponse{Header: resp.Header, body: b}, nil
+}
+
+// lastSSEData returns the data of the last event of an SSE body that has
+// any: the response, after any notifications and priming events.
+func lastSSEData(b []byte) []byte {
+	var last []byte
+	for line := range bytes.Lines(b) {
+		if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:")); ok && len(bytes.TrimSpace(data)) > 0 {
+			last = bytes.TrimSpace(data)
+		}
+	}
+	return last
 }
 
 // headers sets the credential and session headers.
