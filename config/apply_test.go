@@ -67,11 +67,11 @@ func TestApplyExampleTwice(t *testing.T) {
 	store := mustOpen(t)
 	example := mustRead(t, "example.yaml")
 	ch := mustApply(t, store, example, exampleEnv)
-	want := &Changes{Users: Count{Created: 2}, Agents: Count{Created: 2}, Skills: Count{Created: 2}}
+	want := &Changes{Users: Count{Created: 2}, Agents: Count{Created: 3}, Skills: Count{Created: 6}}
 	if diff := cmp.Diff(want, ch); diff != "" {
 		t.Errorf("first apply (-want +got):\n%s", diff)
 	}
-	if got := ch.String(); got != "users: 2 created; agents: 2 created; skills: 2 created" {
+	if got := ch.String(); got != "users: 2 created; agents: 3 created; skills: 6 created" {
 		t.Errorf("String() = %q", got)
 	}
 
@@ -179,7 +179,7 @@ func TestApplyUpdatesEntriesMadeAnotherWay(t *testing.T) {
 
 	example := mustRead(t, "example.yaml")
 	ch := mustApply(t, store, example, exampleEnv)
-	want := &Changes{Users: Count{Updated: 1}, Agents: Count{Created: 1, Updated: 1}, Skills: Count{Created: 2}}
+	want := &Changes{Users: Count{Updated: 1}, Agents: Count{Created: 2, Updated: 1}, Skills: Count{Created: 6}}
 	if diff := cmp.Diff(want, ch); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
@@ -271,7 +271,8 @@ func TestApplyPasswordChange(t *testing.T) {
 	store := mustOpen(t)
 	example := mustRead(t, "example.yaml")
 	mustApply(t, store, example, exampleEnv)
-	newEnv := env(map[string]string{"ALICE_PASSWORD": "battery staple", "BILLING_TOKEN": "tok_123"})
+	newEnv := env(map[string]string{"ALICE_PASSWORD": "battery staple", "BILLING_TOKEN": "tok_123",
+		"SEARCH_TOKEN": "s", "FILES_TOKEN": "f", "NOTIFIER_PUSH_SECRET": "p"})
 	if ch := mustApply(t, store, example, newEnv); ch.String() != "users: 1 updated" {
 		t.Errorf("changes %s, want users: 1 updated", ch)
 	}

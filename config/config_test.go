@@ -22,7 +22,8 @@ func env(vars map[string]string) mcpgate.LookupFunc {
 }
 
 // exampleEnv sets the variables testdata/example.yaml references.
-var exampleEnv = env(map[string]string{"ALICE_PASSWORD": "correct horse", "BILLING_TOKEN": "tok_123"})
+var exampleEnv = env(map[string]string{"ALICE_PASSWORD": "correct horse", "BILLING_TOKEN": "tok_123",
+	"SEARCH_TOKEN": "s", "FILES_TOKEN": "f", "NOTIFIER_PUSH_SECRET": "p"})
 
 // mustParse parses a config that must be valid.
 func mustParse(tb testing.TB, text string, lookup mcpgate.LookupFunc) *Config {
@@ -49,10 +50,14 @@ func TestLoadExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load:\n%v", err)
 	}
+	if research := c.Agents[1].Skills; len(research) != 4 || research[0].URL == "" || research[1].Command == "" ||
+		research[2].Delivery != mcpgate.DeliveryPull || research[3].PushSecret != "${env:NOTIFIER_PUSH_SECRET}" {
+		t.Errorf("research skills %+v", research)
+	}
 	if len(c.Users) != 2 || !c.Users[0].HasPassword() || c.Users[1].HasPassword() || !c.Users[0].Admin {
 		t.Errorf("users %+v", c.Users)
 	}
-	if len(c.Agents) != 2 || c.Agents[1].Skills[0].Tools[0].Name != "get_forecast" || c.Agents[1].Skills[0].Prefix != "wx_" {
+	if len(c.Agents) != 3 || c.Agents[2].Skills[0].Tools[0].Name != "get_forecast" || c.Agents[2].Skills[0].Prefix != "wx_" {
 		t.Errorf("agents %+v", c.Agents)
 	}
 }
