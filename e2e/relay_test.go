@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,34 @@ func TestRelayUpstreamDownAtStart(t *testing.T) {
 	api.mustDo("GET", "/agents/everything/skills/fixture", nil, http.StatusOK, &sk)
 	if sk.Health.State != "connected" || sk.Health.Tools == 0 {
 		t.Errorf("API health = %+v, want connected with tools", sk.Health)
+	}
+}
+
+// TestRelaySkillThroughAPI adds an mcp skill over the management API: the
+// gateway connects and discovers its tools, an open session hears of them,
+// a call is relayed, and deleting the skill stops the relay.
+func TestRelaySkillThroughAPI(t *testing.T) {
+	fixture := buildTool(t, everythingServer)
+	addr := freeAddr(t)
+	startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")
+	waitListening(t, addr)
+	g, api, _ := startWithUser(t, nil)
+	api.mustDo("POST", "/agents", map[string]any{"id": "relay", "name": "Relay", "mcp_enabled": true}, http.StatusCreated, nil)
+	url := g.URL + "/relay/mcp"
+	s := openSession(t, url, bearer(api.key))
+	api.mustDo("POST", "/agents/relay/skills", map[string]any{
+		"name": "fixture", "kind": "mcp", "url": "http://" + addr + "/mcp", "allow_private": true, "prefix": "ev_",
+	}, http.StatusCreated, nil)
+	waitForTools(t, url, api.key)
+	if names := s.toolNames(); !slices.Contains(names, "ev_test_simple_text") {
+		t.Fatalf("the open session lists %v, want the fixture's tools with the prefix", names)
+	}
+	r := s.post(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ev_test_simple_text","arguments":{}}}`)
+	if !strings.Contains(r.Body, `"text"`) || strings.Contains(r.Body, `"isError":true`) {
+		t.Fatalf("relayed call: HTTP %d %s", r.Status, r.Body)
+	}
+	api.mustDo("DELETE", "/agents/relay/skills/fixture", nil, http.StatusNoContent, nil)
+	if names := s.toolNames(); len(names) != 0 {
+		t.Errorf("after DELETE the session lists %v", names)
 	}
 }
