@@ -37,8 +37,8 @@ func (c *Credential) Identity() string {
 
 // Authorize returns nil if the credential may call a's tools over MCP:
 // EUNAUTHORIZED when the agent is not MCP-enabled, EFORBIDDEN for an agent
-// key of another agent (or one issued before the agent changed owner) or an
-// agent the token was not granted, and ENOTFOUND
+// key of another agent, an agent the token was not granted, or a key or
+// token issued before the agent changed owner, and ENOTFOUND
 // for another user's agent, whose existence is not revealed.
 func (c *Credential) Authorize(a *Agent) error {
 	switch c.Kind {
@@ -52,6 +52,9 @@ func (c *Credential) Authorize(a *Agent) error {
 	case CredentialOAuth:
 		if !slices.Contains(c.Agents, a.ID) {
 			return Errorf(EFORBIDDEN, "this access token was not granted agent %q", a.ID)
+		}
+		if c.UserID != a.OwnerID {
+			return Errorf(EFORBIDDEN, "this access token was granted agent %q by its previous owner; authorize again", a.ID)
 		}
 	default:
 		if a.OwnerID != c.UserID {

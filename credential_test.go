@@ -18,6 +18,7 @@ func TestCredentialAuthorize(t *testing.T) {
 		{"agent key from a previous owner", Credential{Kind: CredentialAgentKey, UserID: "u0", AgentID: "inv"}, agent, EFORBIDDEN},
 		{"token granted the agent", Credential{Kind: CredentialOAuth, UserID: "u1", Agents: []string{"inv"}}, agent, ""},
 		{"token not granted the agent", Credential{Kind: CredentialOAuth, UserID: "u1", Agents: []string{"x"}}, agent, EFORBIDDEN},
+		{"token from a previous owner", Credential{Kind: CredentialOAuth, UserID: "u0", Agents: []string{"inv"}}, agent, EFORBIDDEN},
 		{"agent not MCP-enabled", Credential{Kind: CredentialUserKey, UserID: "u1"}, off, EUNAUTHORIZED},
 	}
 	for _, tt := range tests {

@@ -91,8 +91,8 @@ func New(opts *Options) *Backend {
 	if b.opts.PushBackoff <= 0 {
 		b.opts.PushBackoff = time.Second
 	}
-	b.strict = b.opts.Guard.Client(netguard.Policy{})
-	b.private = b.opts.Guard.Client(netguard.Policy{AllowPrivate: true})
+	b.strict = withHeaderStripping(b.opts.Guard.Client(netguard.Policy{}))
+	b.private = withHeaderStripping(b.opts.Guard.Client(netguard.Policy{AllowPrivate: true}))
 	return b
 }
 
@@ -169,13 +169,19 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 }
 
 // ended maps the end of a wait without a reply to the call's error: the
-// push target was unreachable, the timeout passed, or the caller canceled
-// (then the agent hears of it with a cancel message).
+// push target was unreachable, the timeout passed, or the caller canceled.
+// After a timeout or a cancel the agent hears of it with a cancel message,
+// which also acknowledges msg: nobody waits for its reply any more, so it
+// is not delivered again, however long the agent's workers take to come
+// back.
 func (b *Backend) ended(ctx context.Context, call *mcpgate.Call, msg *mcpgate.Message, s *signer, err error) error {
 	switch {
 	case errors.Is(context.Cause(ctx), errOffline):
 		return offline(call)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		if msg.ID != "" {
+			go b.postCancel(ctx, msg, s) // the caller waits for the error, not for the agent
+		}
 		return mcpgate.Errorf(mcpgate.ETIMEOUT, "Agent reply timeout")
 	case errors.Is(ctx.Err(), context.Canceled):
 		if msg.ID != "" {

@@ -29,7 +29,7 @@ func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
-	st := &inboxStream{s: s, w: w, rc: http.NewResponseController(w), agentID: c.cred.AgentID, skill: skill}
+	st := &inboxStream{s: s, w: w, r: r, rc: http.NewResponseController(w), agentID: c.cred.AgentID, skill: skill}
 	release := s.opts.Bus.MarkOnline(ctx, st.agentID, skill)
 	defer release()
 	wake := s.opts.Bus.Inbox(ctx, st.agentID)
@@ -69,6 +69,7 @@ func resumeAfter(r *http.Request) (after int64, resume bool, err error) {
 type inboxStream struct {
 	s       *Server
 	w       http.ResponseWriter
+	r       *http.Request // the worker's, authenticated again while it streams
 	rc      *http.ResponseController
 	agentID string
 	skill   string
@@ -76,7 +77,9 @@ type inboxStream struct {
 
 // run delivers claimable messages whenever the bus signals a post, the
 // visibility timeout may have freed messages for redelivery, and pings
-// while quiet, until ctx ends or a write fails.
+// while quiet, until ctx ends, a write fails, or the worker's key no longer
+// authenticates for the agent (checked when the visibility timeout may
+// have freed messages).
 func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}) error {
 	recheck := time.NewTicker(max(st.s.visibility()/4, 10*time.Millisecond))
 	defer recheck.Stop()
@@ -94,12 +97,30 @@ func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}) error {
 				wake = nil // the bus is done with this stream; rechecks go on
 			}
 		case <-recheck.C:
+			if err := st.authorized(ctx); err != nil {
+				return err
+			}
 		case <-ping.C:
 			if err := st.write([]byte(": ping\n\n")); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// authorized returns an error once the stream's key no longer opens the
+// agent's inbox: it was revoked, or the agent was deleted or given to
+// another owner.
+func (st *inboxStream) authorized(ctx context.Context) error {
+	c, err := st.s.authenticate(st.r)
+	if err != nil {
+		return err
+	}
+	if c.cred.Kind != mcpgate.CredentialAgentKey || c.cred.AgentID != st.agentID {
+		return mcpgate.Errorf(mcpgate.EFORBIDDEN, "the key no longer opens the inbox of agent %q", st.agentID)
+	}
+	_, err = st.s.readAgent(ctx, c, st.agentID)
+	return err
 }
 
 // deliver sends every message the store lets this stream claim now.
@@ -121,10 +142,15 @@ func (st *inboxStream) deliver(ctx context.Context) error {
 
 // resume sends the unacknowledged messages after seq at once, whenever
 // they were delivered: the worker lost them with its previous stream.
-// Claiming them restarts their visibility timeout.
+// Claiming them restarts their visibility timeout. Every claim of the pass
+// is made at the same time with a visibility of one microsecond (the
+// store's resolution), so that a message claimed by the pass is not
+// claimable again within it: the pass ends after one round through the
+// unacknowledged messages, however many there are.
 func (st *inboxStream) resume(ctx context.Context, after int64) error {
+	at := time.Now()
 	for {
-		msgs, err := st.s.opts.Store.ClaimMessages(ctx, st.agentID, st.skill, time.Now(), 0, inboxBatch)
+		msgs, err := st.s.opts.Store.ClaimMessages(ctx, st.agentID, st.skill, at, time.Microsecond, inboxBatch)
 		if err != nil {
 			return err
 		}

@@ -37,6 +37,7 @@ type oauthFixture struct {
 	base  string
 	alice string // alice's user ID
 	key   string // a user key of alice
+	reg   *registry.Registry
 }
 
 func mustOAuthFixture(tb testing.TB) *oauthFixture {
@@ -57,6 +58,7 @@ func mustOAuthFixture(tb testing.TB) *oauthFixture {
 		tb.Fatal(err)
 	}
 	reg := registry.New(st, nil)
+	f.reg = reg
 	srv, err = New(&Options{Store: st, Tables: reg, Auth: auth.NewAuthenticator(st, &auth.Options{Tokens: oa}),
 		MCP: acceptMCP{}, Metrics: metrics.New(), PublicURL: f.base, OAuth: oa})
 	if err != nil {

@@ -96,14 +96,42 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g, err := s.opts.Store.FindOAuthGrant(r.Context(), user.ID, ar.client.ID)
-	if err == nil && ar.coveredBy(g) {
-		s.approve(w, r, ar, user, g)
-		return
-	} else if err != nil && mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+	if err != nil && mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
 		s.fail(w, err)
 		return
 	}
+	if err == nil && ar.coveredBy(g) {
+		usable, err := s.usable(r.Context(), user.ID, ar, g)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		// A grant whose agents the user no longer owns or has disabled
+		// would yield a token the MCP endpoint refuses, and the client
+		// would come straight back here: ask the user instead, on the
+		// consent page, which says what is wrong.
+		if usable {
+			s.approve(w, r, ar, user, g)
+			return
+		}
+	}
 	s.showConsent(w, r, ar, user, http.StatusOK, "")
+}
+
+// usable reports whether a code issued under the grant would be good for
+// something: the agent the resource names, or for the base resource one of
+// the agents granted, is still an MCP-enabled agent of the user's.
+func (s *Server) usable(ctx context.Context, userID string, ar *authRequest, g *mcpgate.OAuthGrant) (bool, error) {
+	agents, err := s.ownedAgents(ctx, userID)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range agents {
+		if a.MCPEnabled && (a.ID == ar.agentID || (ar.agentID == "" && slices.Contains(g.Agents, a.ID))) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // coveredBy reports whether the grant covers the request: the agent it

@@ -56,8 +56,13 @@ type documentEntry struct {
 	expires time.Time
 }
 
+// newDocumentCache returns a cache fetching with a copy of c that does not
+// follow redirects: the Client ID Metadata Document draft says the
+// authorization server MUST NOT, and a redirect answers as an error.
 func newDocumentCache(c *http.Client, ttl time.Duration, now func() time.Time) *documentCache {
-	return &documentCache{client: c, ttl: ttl, now: now, entries: map[string]documentEntry{}}
+	noRedirects := *c
+	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &documentCache{client: &noRedirects, ttl: ttl, now: now, entries: map[string]documentEntry{}}
 }
 
 // get returns the client the document at id describes. Failures are
@@ -72,6 +77,12 @@ func (d *documentCache) get(ctx context.Context, id string) (*mcpgate.OAuthClien
 		return e.client, e.err
 	}
 	c, err := d.fetch(ctx, id)
+	if err != nil && ctx.Err() != nil {
+		// The caller hung up: the failure says nothing about the
+		// document, and caching it would refuse the client to every user
+		// for a while.
+		return nil, err
+	}
 	e = documentEntry{client: c, err: err, expires: now.Add(d.ttl)}
 	if err != nil {
 		e.expires = now.Add(d.ttl / 10)
@@ -104,8 +115,8 @@ func (d *documentCache) fetch(ctx context.Context, id string) (*mcpgate.OAuthCli
 		AuthMethod: mcpgate.AuthMethodNone, ClientURI: doc.ClientURI, LogoURI: doc.LogoURI}, nil
 }
 
-// download GETs url without following it anywhere private (the client's
-// policy) and reads at most maxDocumentBytes.
+// download GETs url, never reaching anywhere private (the client's
+// policy) nor following a redirect, and reads at most maxDocumentBytes.
 func (d *documentCache) download(ctx context.Context, id string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
 	if err != nil {
