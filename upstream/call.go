@@ -31,10 +31,11 @@ func (m *Manager) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, s, err := l.callTool(ctx, call)
-	if sessionMissing(err) {
+	if s != nil && sessionMissing(err) {
 		// The upstream forgot the session before it saw the call: once
 		// the old session has ended, a new one is initialized and the
-		// call goes again.
+		// call goes again. (No session means that none could be
+		// initialized: nothing to retry.)
 		select {
 		case <-s.closed:
 			res, _, err = l.callTool(ctx, call)

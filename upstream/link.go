@@ -24,6 +24,12 @@ const (
 	coalesceDelay = 100 * time.Millisecond // list_changed notifications within it cause one discovery
 )
 
+// maxOwnSessions bounds the upstream sessions a link opens for downstream
+// sessions of their own (for stdio, one child process each). Beyond it,
+// calls of further downstream sessions use the pooled session, where the
+// upstream cannot send server→client requests.
+const maxOwnSessions = 64
+
 // errStopped is the cause of a link that was stopped.
 var errStopped = errors.New("stopped")
 
@@ -45,7 +51,8 @@ type link struct {
 	connecting bool
 	lastErr    error
 	wake       chan struct{}                // closed and replaced when main, connecting or lastErr change
-	own        map[string]*session          // by downstream session
+	own        map[string]*ownSession       // by downstream session
+	ownFull    bool                         // maxOwnSessions was reached and logged
 	subs       map[string]map[string]string // upstream URI → downstream session → URI it subscribed as
 	caps       *sdk.ServerCapabilities
 
@@ -58,7 +65,7 @@ func (m *Manager) startLink(sk *mcpgate.Skill) *link {
 	l := &link{
 		m: m, hash: settingsHash(sk), ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		rediscover: make(chan struct{}, 1), skill: sk, wake: make(chan struct{}),
-		own: map[string]*session{}, subs: map[string]map[string]string{}, connecting: true,
+		own: map[string]*ownSession{}, subs: map[string]map[string]string{}, connecting: true,
 	}
 	l.health.init(m, sk)
 	l.events = &events{toolsChanged: l.toolsChanged, listChanged: l.listChanged, resourceUpdated: l.resourceUpdated}
@@ -236,43 +243,111 @@ func (l *link) mainSession(ctx context.Context) (*session, error) {
 	}
 }
 
+// ownSession is a downstream session's own upstream session, or the dial
+// of it under way, which concurrent calls of that session wait for.
+type ownSession struct {
+	ready chan struct{} // closed once the dial ended
+	s     *session      // once ready: the session, nil if the dial failed
+	err   error         // once ready: why s is nil
+}
+
+// errSessionGone is why a downstream session's own upstream session was
+// closed while it was being dialed.
+var errSessionGone = errors.New("the MCP session ended")
+
 // sessionFor returns the session a call from a downstream session uses:
-// its own when the host can answer server→client requests, else the
-// pooled one.
+// its own when the host can answer server→client requests, else (or when
+// the link has maxOwnSessions already) the pooled one. Concurrent calls
+// of one downstream session share one dial.
 func (l *link) sessionFor(ctx context.Context, sessionID string, client mcpgate.ClientRequester) (*session, error) {
 	if sessionID == "" || !wantsOwnSession(client) {
 		return l.mainSession(ctx)
 	}
+	for {
+		l.mu.Lock()
+		o, sk := l.own[sessionID], l.skill
+		if o == nil {
+			if len(l.own) >= l.m.maxOwn {
+				warn := !l.ownFull
+				l.ownFull = true
+				l.mu.Unlock()
+				if warn {
+					l.m.log.Warn("upstream: too many MCP sessions need an upstream session of their own; further ones use the shared session, without sampling, elicitation and roots",
+						"agent", sk.AgentID, "skill", sk.Name, "limit", l.m.maxOwn)
+				}
+				return l.mainSession(ctx)
+			}
+			o = &ownSession{ready: make(chan struct{})}
+			l.own[sessionID] = o
+			l.mu.Unlock()
+			return l.dialOwn(ctx, sessionID, o, sk, client)
+		}
+		l.mu.Unlock()
+		select {
+		case <-o.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if o.s == nil {
+			return nil, o.err
+		}
+		if o.s.alive() {
+			return o.s, nil
+		}
+		l.dropOwn(sessionID, o)
+	}
+}
+
+// dialOwn dials the own session o of a downstream session, which the
+// caller registered. Should the downstream session end or the link stop
+// meanwhile, the new session is closed rather than kept.
+func (l *link) dialOwn(ctx context.Context, sessionID string, o *ownSession, sk *mcpgate.Skill, client mcpgate.ClientRequester) (*session, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(l.ctx, cancel)()
+	s, err := dial(ctx, l.dialOptions(sk, clientCaps(client.ClientCapabilities())))
 	l.mu.Lock()
-	s, sk := l.own[sessionID], l.skill
-	l.mu.Unlock()
-	if s != nil && s.alive() {
+	kept := l.own[sessionID] == o && l.ctx.Err() == nil
+	if err == nil && kept {
+		o.s = s
+		close(o.ready)
+		l.mu.Unlock()
 		return s, nil
 	}
-	s, err := dial(ctx, l.dialOptions(sk, clientCaps(client.ClientCapabilities())))
-	if err != nil {
-		return nil, err
+	if l.own[sessionID] == o {
+		delete(l.own, sessionID)
+		l.ownFull = false
 	}
+	l.mu.Unlock()
+	if err == nil {
+		s.close()
+		err = unavailable(sk, errSessionGone)
+	}
+	o.err = err
+	close(o.ready)
+	return nil, err
+}
+
+// dropOwn forgets o, a downstream session's own session that ended, unless
+// it was replaced already.
+func (l *link) dropOwn(sessionID string, o *ownSession) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.ctx.Err() != nil {
-		go s.close()
-		return nil, unavailable(sk, errStopped)
+	if l.own[sessionID] == o {
+		delete(l.own, sessionID)
+		l.ownFull = false
 	}
-	if old := l.own[sessionID]; old != nil && old.alive() {
-		go s.close()
-		return old, nil
-	}
-	l.own[sessionID] = s
-	return s, nil
+	l.mu.Unlock()
 }
 
 // closeSession closes the downstream session's own upstream session and
-// drops its subscriptions.
+// drops its subscriptions. A dial under way closes what it opens.
 func (l *link) closeSession(sessionID string) {
 	l.mu.Lock()
-	s := l.own[sessionID]
-	delete(l.own, sessionID)
+	o := l.own[sessionID]
+	if o != nil {
+		delete(l.own, sessionID)
+		l.ownFull = false
+	}
 	var gone []string
 	for uri, subs := range l.subs {
 		if _, ok := subs[sessionID]; ok {
@@ -285,8 +360,14 @@ func (l *link) closeSession(sessionID string) {
 	}
 	main := l.main
 	l.mu.Unlock()
-	if s != nil {
-		s.close()
+	if o != nil {
+		select {
+		case <-o.ready:
+			if o.s != nil {
+				o.s.close()
+			}
+		default:
+		}
 	}
 	if main != nil && len(gone) > 0 {
 		go l.unsubscribeAll(main, gone)
@@ -300,12 +381,21 @@ func (l *link) stop(ctx context.Context) {
 	<-l.done
 	l.mu.Lock()
 	own := l.own
-	l.own = map[string]*session{}
+	l.own = map[string]*ownSession{}
 	l.main = nil
 	l.mu.Unlock()
-	for _, s := range own {
-		s.close()
+	// Dials under way end with l.ctx and close what they opened; the
+	// sessions close in parallel, each child having its grace period.
+	var wg sync.WaitGroup
+	for _, o := range own {
+		wg.Go(func() {
+			<-o.ready
+			if o.s != nil {
+				o.s.close()
+			}
+		})
 	}
+	wg.Wait()
 	l.health.stopped(ctx)
 }
 

@@ -16,7 +16,6 @@ type listing struct {
 	key    string // each item's identifying field
 	offers func(c *sdk.ServerCapabilities) bool
 	page   func(ctx context.Context, s *session, cursor string) (any, error)
-	table  func(n *agentNames) map[string]route
 }
 
 var (
@@ -26,7 +25,6 @@ var (
 		page: func(ctx context.Context, s *session, cursor string) (any, error) {
 			return s.cs.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
 		},
-		table: func(n *agentNames) map[string]route { return n.resources },
 	}
 	templateListing = &listing{
 		method: "resources/templates/list", field: "resourceTemplates", key: "uriTemplate",
@@ -34,7 +32,6 @@ var (
 		page: func(ctx context.Context, s *session, cursor string) (any, error) {
 			return s.cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
 		},
-		table: func(n *agentNames) map[string]route { return n.resources },
 	}
 	promptListing = &listing{
 		method: "prompts/list", field: "prompts", key: "name",
@@ -42,7 +39,6 @@ var (
 		page: func(ctx context.Context, s *session, cursor string) (any, error) {
 			return s.cs.ListPrompts(ctx, &sdk.ListPromptsParams{Cursor: cursor})
 		},
-		table: func(n *agentNames) map[string]route { return n.prompts },
 	}
 )
 
@@ -89,7 +85,8 @@ func (m *Manager) serve(agentID string, ls *listing, items []item) []json.RawMes
 	names := m.agentNames(agentID)
 	names.mu.Lock()
 	defer names.mu.Unlock()
-	table := ls.table(names)
+	table := make(map[string]route, len(items))
+	names.tables[ls.method] = table
 	out := make([]json.RawMessage, 0, len(items))
 	for _, it := range items {
 		key, raw := it.key, it.raw

@@ -16,12 +16,13 @@ import (
 // skills of one agent offer it: "mcpgate:<skill>/<upstream URI>".
 const nsScheme = "mcpgate:"
 
-// agentNames remembers, from the last listings, which skill offers each
-// prompt name and resource URI an agent serves.
+// agentNames remembers, from the last listing of each kind, which skill
+// offers each prompt name, resource URI and URI template an agent serves.
+// Each listing replaces its table, so names an upstream no longer lists
+// are forgotten.
 type agentNames struct {
-	mu        sync.Mutex
-	prompts   map[string]route // by served name
-	resources map[string]route // by served URI or URI template
+	mu     sync.Mutex
+	tables map[string]map[string]route // by listing method, then served name
 }
 
 // route is where a served name goes: a skill and its upstream's name.
@@ -36,7 +37,7 @@ func (m *Manager) agentNames(agentID string) *agentNames {
 	defer m.mu.Unlock()
 	n := m.names[agentID]
 	if n == nil {
-		n = &agentNames{prompts: map[string]route{}, resources: map[string]route{}}
+		n = &agentNames{tables: map[string]map[string]route{}}
 		m.names[agentID] = n
 	}
 	return n
@@ -174,7 +175,13 @@ func (m *Manager) routeBy(ctx context.Context, agentID, served string, refresh .
 	names := m.agentNames(agentID)
 	for attempt := 0; attempt < 2; attempt++ {
 		names.mu.Lock()
-		r, ok := refresh[0].table(names)[served]
+		var r route
+		ok := false
+		for _, ls := range refresh {
+			if r, ok = names.tables[ls.method][served]; ok {
+				break
+			}
+		}
 		names.mu.Unlock()
 		if ok {
 			if l := m.linkNamed(agentID, r.skill); l != nil {

@@ -22,9 +22,10 @@ import (
 // HTTP or over a child process's stdio.
 type session struct {
 	cs     *sdk.ClientSession
-	child  *child        // the stdio server, nil for HTTP
-	closed chan struct{} // closed once the session has ended
-	err    error         // why it ended, once closed is closed
+	child  *child                  // the stdio server, nil for HTTP
+	caps   *sdk.ClientCapabilities // what the gateway declared on it
+	closed chan struct{}           // closed once the session has ended
+	err    error                   // why it ended, once closed is closed
 	events *events
 
 	mu    sync.Mutex
@@ -66,7 +67,7 @@ type dialOptions struct {
 // Errors carry EUNAVAILABLE (or EINVALID for a skill that cannot work) and
 // name the skill.
 func dial(ctx context.Context, o *dialOptions) (*session, error) {
-	s := &session{closed: make(chan struct{}), events: o.events}
+	s := &session{closed: make(chan struct{}), events: o.events, caps: o.caps}
 	client := sdk.NewClient(&sdk.Implementation{Name: o.m.clientName, Version: o.m.clientVersion}, &sdk.ClientOptions{
 		Logger:                 o.m.log,
 		Capabilities:           o.caps,
@@ -233,6 +234,11 @@ func (s *session) relayClientRequests(next sdk.MethodHandler) sdk.MethodHandler 
 		if !serverToClient[method] {
 			return next(ctx, method, req)
 		}
+		if !s.declared(method) {
+			// Above all on the pooled session, whose calls come from many
+			// MCP hosts: the newest call's host is not the one asked.
+			return nil, &jsonrpc.Error{Code: -32601, Message: "the client did not declare the capability for " + method + " on this session"}
+		}
 		c := s.latest()
 		if c == nil || c.client == nil {
 			return nil, &jsonrpc.Error{Code: -32601, Message: "no MCP client can answer " + method + " now"}
@@ -250,6 +256,23 @@ func (s *session) relayClientRequests(next sdk.MethodHandler) sdk.MethodHandler 
 		}
 		return &rawResult{raw: raw}, nil
 	}
+}
+
+// declared reports whether the gateway declared the capability a
+// server→client request needs on the session.
+func (s *session) declared(method string) bool {
+	if s.caps == nil {
+		return false
+	}
+	switch method {
+	case "sampling/createMessage":
+		return s.caps.Sampling != nil
+	case "elicitation/create":
+		return s.caps.Elicitation != nil
+	case "roots/list":
+		return s.caps.RootsV2 != nil
+	}
+	return false
 }
 
 // clientCaps turns the capabilities an MCP host declared into those the

@@ -120,12 +120,39 @@ func (c *child) stop() {
 	})
 }
 
-// logStderr logs each line the child writes to stderr.
+// maxStderrLine is the longest stderr line logged whole; the rest of a
+// longer line is dropped.
+const maxStderrLine = 4096
+
+// logStderr logs each line the child writes to stderr, cut to
+// maxStderrLine. It reads to the end whatever the child writes, so that
+// the child never blocks on a full pipe (or dies of SIGPIPE) however long
+// its lines, and holds at most one cut line in memory.
 func logStderr(r io.ReadCloser, log *slog.Logger) {
 	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	for sc.Scan() {
-		log.Info("upstream stderr", "line", sc.Text())
+	br := bufio.NewReaderSize(r, maxStderrLine)
+	for {
+		line, cut, err := readLine(br)
+		if len(line) > 0 || err == nil {
+			if cut {
+				line += "…"
+			}
+			log.Info("upstream stderr", "line", line)
+		}
+		if err != nil {
+			return
+		}
 	}
+}
+
+// readLine reads one line without its end, keeping its first
+// maxStderrLine bytes and discarding the rest; cut reports a discard.
+func readLine(br *bufio.Reader) (line string, cut bool, err error) {
+	frag, isPrefix, err := br.ReadLine()
+	line = string(frag)
+	for isPrefix && err == nil {
+		cut = true
+		_, isPrefix, err = br.ReadLine()
+	}
+	return line, cut, err
 }

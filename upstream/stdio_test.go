@@ -135,7 +135,7 @@ func TestStdioChildKilledMidCall(t *testing.T) {
 	var ownPid atomic.Int64
 	c.answer = func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
 		l.mu.Lock()
-		pid := l.own["sess-1"].child.cmd.Process.Pid
+		pid := l.own["sess-1"].s.child.cmd.Process.Pid
 		l.mu.Unlock()
 		ownPid.Store(int64(pid))
 		syscall.Kill(pid, syscall.SIGKILL)

@@ -73,6 +73,7 @@ type Manager struct {
 	links  map[linkKey]*link
 	closed bool
 	names  map[string]*agentNames // per agent: relayed prompt and resource names
+	maxOwn int                    // maxOwnSessions; tests lower it
 }
 
 var _ mcpgate.Backend = (*Manager)(nil)
@@ -89,7 +90,7 @@ func New(opts *Options) *Manager {
 	m := &Manager{
 		skills: o.Skills, health: o.Health, guard: o.Guard, sessions: o.Sessions, changed: o.Changed,
 		lookup: o.Env, log: o.Logger, clientName: o.ClientName, clientVersion: o.ClientVersion,
-		links: map[linkKey]*link{}, names: map[string]*agentNames{},
+		links: map[linkKey]*link{}, names: map[string]*agentNames{}, maxOwn: maxOwnSessions,
 	}
 	if m.guard == nil {
 		m.guard = netguard.New(nil)
