@@ -38,6 +38,16 @@ func (g *testGateway) unauthorized(agentID, message string) want {
 	}
 }
 
+// invalidCredential is what a 401 for a presented credential the gateway
+// refused looks like: the challenge says invalid_token (RFC 6750), with a
+// description.
+func (g *testGateway) invalidCredential(agentID, message string) want {
+	w := g.unauthorized(agentID, message)
+	w.headerPrefix = map[string]string{"WWW-Authenticate": w.header["WWW-Authenticate"] + `, error="invalid_token", error_description="`}
+	w.header = nil
+	return w
+}
+
 // refused is a gateway condition other than 401, which has no
 // WWW-Authenticate header.
 func refused(status int, reason, message string) want {
@@ -61,13 +71,13 @@ func TestCredentialErrors(t *testing.T) {
 		want   want
 	}{
 		{"no credential", "shop", nil, g.unauthorized("shop", "authentication required")},
-		{"unknown user key", "shop", bearer("oag_" + strings.Repeat("A", 43)), g.unauthorized("shop", "unknown API key")},
-		{"unknown agent key", "shop", headers("X-Agent-API-Key", "bak_"+strings.Repeat("A", 43)), g.unauthorized("shop", "unknown API key")},
-		{"not an API key", "shop", bearer("hello"), g.unauthorized("shop", "not a recognized API key")},
+		{"unknown user key", "shop", bearer("oag_" + strings.Repeat("A", 43)), g.invalidCredential("shop", "unknown API key")},
+		{"unknown agent key", "shop", headers("X-Agent-API-Key", "bak_"+strings.Repeat("A", 43)), g.invalidCredential("shop", "unknown API key")},
+		{"not an API key", "shop", bearer("hello"), g.invalidCredential("shop", "not a recognized API key")},
 		{"Basic scheme", "shop", headers("Authorization", "Basic YWxpY2U6cHc="), g.unauthorized("shop", `must be "Bearer <credential>"`)},
-		{"Bearer without a token", "shop", headers("Authorization", "Bearer"), g.unauthorized("shop", `must be "Bearer <credential>"`)},
-		{"two different credentials", "shop", with(bearer(oag), headers("X-Agent-API-Key", bak)), g.unauthorized("shop", "two different credentials")},
-		{"user key in X-Agent-API-Key", "shop", headers("X-Agent-API-Key", oag), g.unauthorized("shop", "must hold an agent API key")},
+		{"Bearer without a token", "shop", headers("Authorization", "Bearer"), g.invalidCredential("shop", `must be "Bearer <credential>"`)},
+		{"two different credentials", "shop", with(bearer(oag), headers("X-Agent-API-Key", bak)), g.invalidCredential("shop", "two different credentials")},
+		{"user key in X-Agent-API-Key", "shop", headers("X-Agent-API-Key", oag), g.invalidCredential("shop", "must hold an agent API key")},
 		{"same agent key in both headers", "shop", with(bearer(bak), headers("X-Agent-API-Key", bak)), opened},
 		{"agent key in X-Agent-API-Key", "shop", headers("X-Agent-API-Key", bak), opened},
 		{"user key", "shop", bearer(oag), opened},
@@ -107,7 +117,7 @@ func TestRevokedKey(t *testing.T) {
 		r = send(t, http.MethodPost, g.mcpURL("shop"), bearer(oag), initializeBody)
 		return r.status != http.StatusOK
 	})
-	r.check(t, g.unauthorized("shop", "revoked"))
+	r.check(t, g.invalidCredential("shop", "revoked"))
 }
 
 func TestSessionErrors(t *testing.T) {

@@ -465,6 +465,8 @@ func parseSSE(body string) []sseEvent {
 type want struct {
 	status int
 	header map[string]string // exact values
+	// headerPrefix holds the beginnings of header values whose ends vary.
+	headerPrefix map[string]string
 	// code is the JSON-RPC error code, reason and dataStatus its data.
 	code       int
 	reason     string
@@ -481,6 +483,11 @@ func (r *reply) check(tb testing.TB, w want) {
 	for k, v := range w.header {
 		if got := r.header.Get(k); got != v {
 			tb.Errorf("header %s = %q, want %q", k, got, v)
+		}
+	}
+	for k, v := range w.headerPrefix {
+		if got := r.header.Get(k); !strings.HasPrefix(got, v) {
+			tb.Errorf("header %s = %q, want it to begin with %q", k, got, v)
 		}
 	}
 	if w.code == 0 {
