@@ -57,7 +57,7 @@ agents:
         allow_private: true
 YAML
 port=$(free_port)
-"$bin" serve --config "$work/gateway.yaml" --addr "127.0.0.1:$port" --data-dir "$work/gateway" --log-level warn 2>"$work/gateway.err" &
+"$bin" serve --config "$work/gateway.yaml" --addr "127.0.0.1:$port" --data-dir "$work/gateway" --log-level warn ${PPROF:+--pprof-addr $PPROF} 2>"$work/gateway.err" &
 gateway_pid=$!
 wait_port "$port"
 key=$("$bin" key create --user bench --data-dir "$work/gateway")
