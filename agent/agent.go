@@ -91,8 +91,8 @@ func New(opts *Options) *Backend {
 	if b.opts.PushBackoff <= 0 {
 		b.opts.PushBackoff = time.Second
 	}
-	b.strict = withHeaderStripping(b.opts.Guard.Client(netguard.Policy{}))
-	b.private = withHeaderStripping(b.opts.Guard.Client(netguard.Policy{AllowPrivate: true}))
+	b.strict = b.opts.Guard.Client(netguard.Policy{})
+	b.private = b.opts.Guard.Client(netguard.Policy{AllowPrivate: true})
 	return b
 }
 

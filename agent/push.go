@@ -155,7 +155,7 @@ func (b *Backend) send(ctx context.Context, s *signer, msgID string, body []byte
 	for k := range s.headers {
 		names = append(names, k)
 	}
-	ctx = context.WithValue(ctx, skillHeadersKey{}, names)
+	ctx = netguard.WithSecretHeaders(ctx, names)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.target.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("push request: %w", err)
@@ -172,34 +172,6 @@ func (b *Backend) send(ctx context.Context, s *signer, msgID string, body []byte
 		client = b.private
 	}
 	return client.Do(req)
-}
-
-// skillHeadersKey is the context key under which send puts the names of
-// the skill's headers, for withHeaderStripping.
-type skillHeadersKey struct{}
-
-// withHeaderStripping returns a copy of c that, on a redirect to another
-// origin (scheme, host or port), drops the skill's headers, which may hold
-// the operator's secrets meant for the push_url's server only. Go's client
-// drops only Authorization and cookies, and only across domains.
-func withHeaderStripping(c *http.Client) *http.Client {
-	next := c.CheckRedirect
-	stripping := *c
-	stripping.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if next != nil {
-			if err := next(req, via); err != nil {
-				return err
-			}
-		}
-		if from := via[0].URL; req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
-			names, _ := req.Context().Value(skillHeadersKey{}).([]string)
-			for _, name := range names {
-				req.Header.Del(name)
-			}
-		}
-		return nil
-	}
-	return &stripping
 }
 
 // replyTo turns a push target's 2xx body into the reply to msg: the reply

@@ -54,7 +54,8 @@ func New(opts *Options) *Guard {
 // Client returns the shared client for policy p. It does not use the
 // environment's proxy, follows at most MaxRedirects redirects to http and
 // https URLs only, and has no timeout of its own: bound each request with
-// its context. Callers must not modify the client.
+// its context. A redirect to another origin drops the headers the request's
+// context names with WithSecretHeaders. Callers must not modify the client.
 func (g *Guard) Client(p Policy) *http.Client {
 	if p.AllowPrivate {
 		return g.private
@@ -106,7 +107,8 @@ func newClient(p Policy, control dialControl, o Options) *http.Client {
 }
 
 // checkRedirect refuses a redirect past the limit or to a URL the policy
-// refuses before resolution; the dial check covers the rest.
+// refuses before resolution (the dial check covers the rest), and drops
+// the secret headers (WithSecretHeaders) of one that leaves the origin.
 func (p Policy) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > MaxRedirects {
 		return ErrTooManyRedirects
@@ -114,5 +116,6 @@ func (p Policy) checkRedirect(req *http.Request, via []*http.Request) error {
 	if err := p.Check(req.URL); err != nil {
 		return fmt.Errorf("redirect: %w", err)
 	}
+	dropSecretHeaders(req, via)
 	return nil
 }

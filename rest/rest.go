@@ -62,8 +62,8 @@ func New(opts *Options) *Backend {
 	if o.Guard == nil {
 		o.Guard = netguard.New(nil)
 	}
-	b.strict = withSecretStripping(o.Guard.Client(netguard.Policy{}))
-	b.private = withSecretStripping(o.Guard.Client(netguard.Policy{AllowPrivate: true}))
+	b.strict = o.Guard.Client(netguard.Policy{})
+	b.private = o.Guard.Client(netguard.Policy{AllowPrivate: true})
 	return b
 }
 
@@ -136,9 +136,7 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 	if err != nil {
 		return nil, err
 	}
-	if len(e.secretHeaders) > 0 {
-		ctx = context.WithValue(ctx, secretHeadersKey{}, e.secretHeaders)
-	}
+	ctx = netguard.WithSecretHeaders(ctx, e.secretHeaders)
 	req, err := http.NewRequestWithContext(ctx, method, target, bodyReader(body))
 	if err != nil || req.URL.Host == "" || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the request URL %s is not a valid http or https URL", redactURL(target))
