@@ -41,17 +41,31 @@ func parseCall(params json.RawMessage) (name string, args, token json.RawMessage
 		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: params.arguments must be an object")
 	}
 	token = p.Meta.ProgressToken
-	if token != nil && !validID(token) {
-		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: _meta.progressToken must be a string or an integer")
+	if err := checkProgressToken(token); err != nil {
+		return "", nil, nil, err
 	}
 	return name, args, token, nil
 }
 
-// serveCall runs a tools/call and replies: JSON, or SSE if notifications
-// or requests went out first (or the client wants SSE).
-func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
+// checkProgressToken refuses a progress token that is neither a string nor
+// an integer; an absent one is fine.
+func checkProgressToken(token json.RawMessage) error {
+	if token != nil && !validID(token) {
+		return mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: _meta.progressToken must be a string or an integer")
+	}
+	return nil
+}
+
+// runFunc runs one request that may stream (tools/call or a relayed one)
+// and returns its response; cancelled reports that its context was
+// canceled.
+type runFunc func(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool)
+
+// serveStreamed runs a request with run and replies: JSON, or SSE if
+// notifications or requests went out first (or the client wants SSE).
+func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message, run runFunc) {
 	reply := s.newCallReply(r, w, ls, acc)
-	resp, cancelled := s.runCall(ls, agent, cred, m, reply.start())
+	resp, cancelled := run(ls, agent, cred, m, reply.start())
 	if !reply.finish(resp, cancelled) {
 		writeJSON(w, http.StatusOK, resp)
 	}

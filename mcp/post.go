@@ -98,9 +98,9 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcp
 	case kindRequest:
 		switch {
 		case m.method == "tools/call":
-			s.serveCall(w, r, ls, agent, cred, acc, m)
+			s.serveStreamed(w, r, ls, agent, cred, acc, m, s.runCall)
 		case s.relays(m.method):
-			s.serveRelay(w, r, ls, agent, cred, acc, m)
+			s.serveStreamed(w, r, ls, agent, cred, acc, m, s.runRelay)
 		default:
 			s.reply(w, r, ls, acc, s.answer(r, ls, agent, m))
 		}

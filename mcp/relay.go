@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"slices"
 
 	"github.com/mcpgate/mcpgate"
@@ -49,16 +48,6 @@ var relayedMethods = map[string]string{
 func (s *Server) relays(method string) bool {
 	_, ok := relayedMethods[method]
 	return ok && s.relayer != nil
-}
-
-// serveRelay runs a relayed request and replies like serveCall: JSON, or
-// SSE if notifications or server→client requests went out first.
-func (s *Server) serveRelay(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
-	reply := s.newCallReply(r, w, ls, acc)
-	resp, cancelled := s.runRelay(ls, agent, cred, m, reply.start())
-	if !reply.finish(resp, cancelled) {
-		writeJSON(w, http.StatusOK, resp)
-	}
 }
 
 // runRelay runs one relayed request and returns its response, as runCall
@@ -106,11 +95,10 @@ func parseProgressToken(params json.RawMessage) (json.RawMessage, error) {
 	if err := unmarshalParams(params, &p); err != nil {
 		return nil, err
 	}
-	token := p.Meta.ProgressToken
-	if token != nil && !validID(token) {
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: _meta.progressToken must be a string or an integer")
+	if err := checkProgressToken(p.Meta.ProgressToken); err != nil {
+		return nil, err
 	}
-	return token, nil
+	return p.Meta.ProgressToken, nil
 }
 
 // serverCapabilities returns initialize's capabilities for agent: tools and
