@@ -23,6 +23,23 @@ func (s *Server) client(ctx context.Context, id string) (*mcpgate.OAuthClient, e
 	return s.opts.Store.FindOAuthClient(ctx, id)
 }
 
+// clientForm reads the form of a token or revocation request and
+// authenticates its client. When either fails it answers the request with
+// the OAuth error and reports false.
+func (s *Server) clientForm(w http.ResponseWriter, r *http.Request) (*mcpgate.OAuthClient, bool) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		writeOAuthError(w, errorf(http.StatusBadRequest, "invalid_request", "the body must be an application/x-www-form-urlencoded form"))
+		return nil, false
+	}
+	client, e := s.authenticateClient(r)
+	if e != nil {
+		writeOAuthError(w, e)
+		return nil, false
+	}
+	return client, true
+}
+
 // authenticateClient authenticates the client of a token or revocation
 // request: public clients name themselves with client_id, confidential
 // ones prove their secret with HTTP Basic or in the form.

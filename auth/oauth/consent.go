@@ -38,19 +38,8 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, ar *authReq
 // handleConsent takes the consent form: Deny sends access_denied back to
 // the client; Allow saves the grant of the agents picked and issues a code.
 func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	q, err := url.ParseQuery(r.PostFormValue("request"))
-	if err != nil {
-		s.renderError(w, http.StatusBadRequest, "This sign-in request is not valid", "the form lost the authorization request")
-		return
-	}
-	ar, e := s.parseAuthorize(r.Context(), q)
-	if e != nil {
-		s.refuse(w, r, ar, e)
-		return
-	}
-	if !s.checkCSRF(r) {
-		s.renderError(w, http.StatusForbidden, "This form has expired", "The form's CSRF token is missing or wrong. Start again from the application.")
+	ar, ok := s.pageForm(w, r)
+	if !ok {
 		return
 	}
 	user := s.currentUser(r)

@@ -10,22 +10,33 @@ import (
 	"github.com/mcpgate/mcpgate/auth"
 )
 
-// handleLogin takes the login form: on the right password it signs the
-// user in and resumes the authorization request.
-func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+// pageForm reads a login or consent form: the authorization request it
+// carries, checked again, and its CSRF token. When either is wrong it
+// answers the request and reports false.
+func (s *Server) pageForm(w http.ResponseWriter, r *http.Request) (*authRequest, bool) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	q, err := url.ParseQuery(r.PostFormValue("request"))
 	if err != nil {
 		s.renderError(w, http.StatusBadRequest, "This sign-in request is not valid", "the form lost the authorization request")
-		return
+		return nil, false
 	}
 	ar, e := s.parseAuthorize(r.Context(), q)
 	if e != nil {
 		s.refuse(w, r, ar, e)
-		return
+		return nil, false
 	}
 	if !s.checkCSRF(r) {
 		s.renderError(w, http.StatusForbidden, "This form has expired", "The form's CSRF token is missing or wrong. Start again from the application.")
+		return nil, false
+	}
+	return ar, true
+}
+
+// handleLogin takes the login form: on the right password it signs the
+// user in and resumes the authorization request.
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	ar, ok := s.pageForm(w, r)
+	if !ok {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("username"))

@@ -11,14 +11,8 @@ import (
 // every token of its family. Unknown tokens are answered 200, as the RFC
 // asks.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		writeOAuthError(w, errorf(http.StatusBadRequest, "invalid_request", "the body must be an application/x-www-form-urlencoded form"))
-		return
-	}
-	client, e := s.authenticateClient(r)
-	if e != nil {
-		writeOAuthError(w, e)
+	client, ok := s.clientForm(w, r)
+	if !ok {
 		return
 	}
 	token := r.PostForm.Get("token")

@@ -22,17 +22,14 @@ type tokenResponse struct {
 // handleToken exchanges an authorization code, or a refresh token, for
 // tokens.
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		writeOAuthError(w, errorf(http.StatusBadRequest, "invalid_request", "the body must be an application/x-www-form-urlencoded form"))
+	client, ok := s.clientForm(w, r)
+	if !ok {
 		return
 	}
-	client, e := s.authenticateClient(r)
-	if e != nil {
-		writeOAuthError(w, e)
-		return
-	}
-	var resp *tokenResponse
+	var (
+		resp *tokenResponse
+		e    *oauthError
+	)
 	switch r.PostForm.Get("grant_type") {
 	case "authorization_code":
 		resp, e = s.exchangeCode(r, client)
