@@ -203,10 +203,16 @@ func writeConfig(t *testing.T, path, base, extra string) {
 // eventually polls cond until it holds, failing after a generous bound.
 func eventually(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	eventuallyWithin(t, 20*time.Second, cond)
+}
+
+// eventuallyWithin polls cond until it holds, failing after d.
+func eventuallyWithin(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 20s")
+			t.Fatalf("condition not met within %s", d)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

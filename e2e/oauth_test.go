@@ -458,17 +458,10 @@ func checkRevoke(t *testing.T, meta *asMetadata, rep *oauthReport, agentURL stri
 		t.Fatalf("revoke: %d %s", code, b)
 	}
 	revoked := time.Now()
-	deadline := revoked.Add(30 * time.Second)
-	for {
-		code, body := mcpInitialize(t, agentURL, cur.AccessToken)
-		if code == http.StatusUnauthorized {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("access token of a revoked grant still answers %d after 30s: %s", code, body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	eventuallyWithin(t, 30*time.Second, func() bool {
+		code, _ := mcpInitialize(t, agentURL, cur.AccessToken)
+		return code == http.StatusUnauthorized // the access token of a revoked grant
+	})
 	t.Logf("the revoked grant's access token was refused %v after the revocation", time.Since(revoked).Round(time.Millisecond))
 	code, b = tokenRequest(t, meta.TokenEndpoint, url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {cur.RefreshToken}, "client_id": {rep.Client.ClientID},

@@ -105,13 +105,9 @@ func runRelaySuite(t *testing.T, skill string, warnOK map[string]string) {
 // machine running the race detector may take a while.
 func waitForTools(t *testing.T, url, key string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for len(openSession(t, url, bearer(key)).toolNames()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the relayed tools were not listed within 90s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	eventuallyWithin(t, 90*time.Second, func() bool {
+		return len(openSession(t, url, bearer(key)).toolNames()) > 0
+	})
 }
 
 // TestRelayUpstreamDownAtStart starts the gateway before its upstream:

@@ -78,15 +78,13 @@ func startProcess(t *testing.T, env []string, name string, args ...string) (*exe
 // waitListening waits until something accepts connections on addr.
 func waitListening(t *testing.T, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+	eventuallyWithin(t, 60*time.Second, func() bool {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
 			c.Close()
-			return
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("nothing listens on %s", addr)
+		return err == nil
+	})
 }
 
 // yamlQuote quotes s for a YAML flow scalar.
