@@ -80,6 +80,20 @@ type Skill struct {
 	UpdatedAt        time.Time `json:"updated_at"`
 }
 
+// Replacing returns next as it is stored in place of s, the stored skill of
+// the same name: with s's Source, since a skill stays with whatever made it
+// (the config file, the API, the CLI), and, when both are of kind mcp and
+// next declares no tools, with the tools s's upstream was discovered to
+// offer, which only discovery replaces.
+func (s *Skill) Replacing(next *Skill) *Skill {
+	kept := *next
+	kept.Source = s.Source
+	if next.Kind == SkillMCP && s.Kind == SkillMCP && len(next.Tools) == 0 {
+		kept.Tools = s.Tools
+	}
+	return &kept
+}
+
 // skillNamePattern keeps skill names short and printable.
 var skillNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 

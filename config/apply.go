@@ -143,20 +143,6 @@ func (a *applier) skills(ctx context.Context) error {
 	return nil
 }
 
-// keepStored returns next with what the file does not say kept from the
-// stored skill: its Source when it was made another way, and the tools an
-// mcp skill discovered from its upstream.
-func keepStored(old, next *mcpgate.Skill) *mcpgate.Skill {
-	kept := *next
-	if old.Source != next.Source {
-		kept.Source = old.Source
-	}
-	if next.Kind == mcpgate.SkillMCP && old.Kind == mcpgate.SkillMCP {
-		kept.Tools = old.Tools
-	}
-	return &kept
-}
-
 // putSkill puts one skill and counts it when the store changed. The store
 // knows best what "equal" means, so a change is read from its generation.
 // A skill made another way keeps its Source.
@@ -167,7 +153,7 @@ func (a *applier) putSkill(ctx context.Context, s *mcpgate.Skill) error {
 		return err
 	}
 	if existed {
-		s = keepStored(old, s)
+		s = old.Replacing(s)
 	}
 	before, err := a.tx.Generation(ctx)
 	if err != nil {

@@ -86,18 +86,9 @@ func newPlan(ctx context.Context, st mcpgate.Store, agentID, name, source string
 	}
 	next.Source = source
 	if cur != nil {
-		next.Source = cur.Source
-		keepDiscovered(cur, next)
+		next = cur.Replacing(next)
 	}
 	return &plan{gen: gen, next: next}, check(skills, next)
-}
-
-// keepDiscovered gives next, an mcp skill whose edit declares no tools,
-// the tools its upstream already told of; discovery replaces them later.
-func keepDiscovered(cur, next *mcpgate.Skill) {
-	if next.Kind == mcpgate.SkillMCP && cur.Kind == mcpgate.SkillMCP && len(next.Tools) == 0 {
-		next.Tools = cur.Tools
-	}
 }
 
 // check checks next with the file's checks, and against the agent's other
