@@ -100,6 +100,10 @@ func New(opts *Options) *Backend {
 // agent unreachable.
 var errOffline = errors.New("push target unreachable")
 
+// ReportsProgress reports true: the agent's deltas are the call's
+// progress, and the pipeline adds none.
+func (b *Backend) ReportsProgress() bool { return true }
+
 // CallTool posts the call as a chat_message on its channel, delivers it,
 // and waits for the reply under the skill's timeout. It returns
 // EUNAVAILABLE at once when no worker can take the message, ETIMEOUT

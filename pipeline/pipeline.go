@@ -128,10 +128,16 @@ func approvalGate(e *registry.Entry) *mcpgate.Result {
 	return mcpgate.ErrorResult("Tool %s needs human approval (its skill %q sets auto_approve: false), and this gateway has no approval gate; the call was not made.", e.Name, e.Skill.Name)
 }
 
+// progressReporter is implemented by backends that report their calls'
+// progress themselves (upstream MCP servers, agents), whose sequence must
+// not be interleaved with another.
+type progressReporter interface {
+	ReportsProgress() bool
+}
+
 // dispatch runs the call on its skill's backend under the tool's deadline.
-// A REST call has no progress of its own, so the pipeline reports its start
-// and end; upstream MCP servers and agents report their own, which must
-// not be interleaved with another sequence.
+// For a backend that reports no progress of its own, the pipeline reports
+// the call's start and end.
 func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
 	backend := p.opts.Backends[e.Skill.Kind]
 	if backend == nil {
@@ -140,7 +146,8 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	timeout := toolTimeout(e)
 	ctx, cancel := context.WithTimeout(ctx, timeout+deadlineGrace)
 	defer cancel()
-	ownProgress := e.Skill.Kind == mcpgate.SkillREST
+	r, reports := backend.(progressReporter)
+	ownProgress := !reports || !r.ReportsProgress()
 	if ownProgress {
 		call.Notifier.Progress(0, 1, "calling "+e.Name)
 	}

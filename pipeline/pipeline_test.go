@@ -567,14 +567,20 @@ func ignoreDuration() cmp.Option {
 	})
 }
 
+// reportingBackend is a fake backend that reports its calls' progress
+// itself, as upstream servers and agents do.
+type reportingBackend struct{ *fakeBackend }
+
+func (reportingBackend) ReportsProgress() bool { return true }
+
 // A relayed call reports only its backend's own progress: the pipeline's
 // start and end would interleave with the upstream's sequence.
 func TestRelayedCallProgressIsTheBackends(t *testing.T) {
 	h := newHarness(t, nil)
-	up := &fakeBackend{fn: func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+	up := reportingBackend{&fakeBackend{fn: func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 		call.Notifier.Progress(50, 100, "half")
 		return &mcpgate.Result{Raw: json.RawMessage(`{"content":[]}`)}, nil
-	}}
+	}}}
 	h.p.opts.Backends[mcpgate.SkillMCP] = up
 	_, n, err := h.call(context.Background(), "up_ping", `{"q":"x"}`)
 	if err != nil {

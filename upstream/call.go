@@ -12,6 +12,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// ReportsProgress reports true: the upstream's own progress notifications
+// reach the caller, and the pipeline adds none.
+func (m *Manager) ReportsProgress() bool { return true }
+
 // CallTool calls the tool on the skill's upstream under its upstream name
 // and returns the upstream's CallToolResult as it was sent (Result.Raw);
 // a tool failure is the upstream's own isError result. Upstream progress
