@@ -14,6 +14,14 @@ type LookupFunc func(name string) (string, bool)
 // HasSecretRef reports whether s references a secret as ${env:NAME}.
 func HasSecretRef(s string) bool { return strings.Contains(s, "${env:") }
 
+// IsSecretRef reports whether s is exactly one ${env:NAME} reference and
+// nothing else, as a value that must hold a secret (such as a push secret)
+// is written.
+func IsSecretRef(s string) bool {
+	loc := secretRef.FindStringIndex(s)
+	return loc != nil && loc[0] == 0 && loc[1] == len(s)
+}
+
 // SecretRefs returns the names of the environment variables s references.
 func SecretRefs(s string) []string {
 	var names []string

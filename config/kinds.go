@@ -99,7 +99,7 @@ func (d *decoder) pushTarget(f *fields, s *mcpgate.Skill) {
 	switch {
 	case s.PushSecret == "":
 		d.errorf(f.lineNode("push_secret"), f.field("push_secret"), "is required with delivery: push: ${env:NAME} naming the HMAC key that signs each envelope")
-	case !isSecretRef(s.PushSecret):
+	case !mcpgate.IsSecretRef(s.PushSecret):
 		d.errorf(f.keys["push_secret"], f.field("push_secret"), "write the secret as ${env:NAME}; it is never stored in plain text")
 	default:
 		d.checkSecret(f.keys["push_secret"], f.field("push_secret"), "push_secret", s.PushSecret)
@@ -129,9 +129,4 @@ func (d *decoder) refuseFields(f *fields, reason string, keys ...string) {
 			d.errorf(f.keys[key], f.field(key), "%s", reason)
 		}
 	}
-}
-
-// isSecretRef reports whether s is exactly one ${env:NAME} reference.
-func isSecretRef(s string) bool {
-	return strings.HasPrefix(s, "${env:") && strings.HasSuffix(s, "}") && strings.Count(s, "${") == 1
 }
