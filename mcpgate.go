@@ -9,8 +9,10 @@
 package mcpgate
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"time"
 )
 
 // Version is the gateway's version, set at build time with
@@ -28,4 +30,17 @@ func NewID(prefix string) string {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
 	return prefix + hex.EncodeToString(b[:])
+}
+
+// Sleep waits d, or until ctx ends; it reports whether the whole of d
+// passed. Retry loops use it to back off without outliving their context.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

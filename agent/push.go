@@ -77,22 +77,10 @@ func (b *Backend) push(ctx context.Context, cancel context.CancelCauseFunc, skil
 			return
 		}
 		b.opts.Logger.Warn("push delivery failed; retrying", "agent", msg.AgentID, "skill", msg.Skill, "message", msg.ID, "attempt", attempt+1, "err", err)
-		if !sleep(ctx, wait) {
+		if !mcpgate.Sleep(ctx, wait) {
 			return
 		}
 		wait *= 2
-	}
-}
-
-// sleep waits d or until ctx ends; false if ctx ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -121,22 +121,10 @@ func (w *Worker) Run(ctx context.Context) error {
 			wait = w.opts.MinBackoff
 		}
 		w.opts.Logger.Warn("agentkit: inbox stream ended", "err", err, "retry_in", wait)
-		if !sleep(ctx, wait) {
+		if !mcpgate.Sleep(ctx, wait) {
 			return nil
 		}
 		wait = min(2*wait, w.opts.MaxBackoff)
-	}
-}
-
-// sleep waits d, or until ctx is done; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 
