@@ -129,22 +129,30 @@ func TestDigest(t *testing.T) {
 func TestEncodeTool(t *testing.T) {
 	in := json.RawMessage(`{"type":"object"}`)
 	tests := []struct {
-		name string
-		tool *mcpgate.Tool
-		want string
+		name    string
+		tool    *mcpgate.Tool
+		relayed bool
+		want    string
 	}{
-		{"minimal", &mcpgate.Tool{Name: "t", InputSchema: in},
+		{"minimal", &mcpgate.Tool{Name: "t", InputSchema: in}, false,
 			`{"name":"p_t","inputSchema":{"type":"object"}}`},
-		{"title stands in for description", &mcpgate.Tool{Name: "t", Title: "Find", InputSchema: in},
+		{"title stands in for description", &mcpgate.Tool{Name: "t", Title: "Find", InputSchema: in}, false,
 			`{"name":"p_t","title":"Find","description":"Find","inputSchema":{"type":"object"}}`},
+		{"relayed tool keeps no description", &mcpgate.Tool{Name: "t", Upstream: "find", Title: "Find", InputSchema: in}, true,
+			`{"name":"p_t","title":"Find","inputSchema":{"type":"object"}}`},
 		{"every field", &mcpgate.Tool{
 			Name: "t", Title: "Find", Description: "Finds things.", InputSchema: in,
 			OutputSchema: json.RawMessage(`{"type":"object"}`), Annotations: json.RawMessage(`{"readOnlyHint":true}`),
-		}, `{"name":"p_t","title":"Find","description":"Finds things.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`},
+		}, false, `{"name":"p_t","title":"Find","description":"Finds things.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`},
+		{"every field relayed", &mcpgate.Tool{
+			Name: "t", Upstream: "find", Title: "Find", Description: "Finds things.", InputSchema: in,
+			OutputSchema: json.RawMessage(`{"type":"object"}`), Annotations: json.RawMessage(`{"readOnlyHint":true}`),
+			Icons: json.RawMessage(`[{"src":"data:image/png;base64,AA=="}]`), Meta: json.RawMessage(`{"x":1}`),
+		}, true, `{"name":"p_t","title":"Find","description":"Finds things.","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"icons":[{"src":"data:image/png;base64,AA=="}],"_meta":{"x":1}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := encodeTool("p_t", tt.tool)
+			got, err := encodeTool("p_t", tt.tool, tt.relayed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,4 +181,33 @@ func mustBuild(tb testing.TB, a *mcpgate.Agent, skills ...*mcpgate.Skill) *Table
 		tb.Fatalf("build: %v", err)
 	}
 	return t
+}
+
+// A tool relayed from an upstream MCP server lists with the description
+// the upstream gave it, none here; the gateway's own tools are described
+// by their title when they have no description.
+func TestTitleStandsInOnlyForOwnTools(t *testing.T) {
+	relayedTool := newTool("find")
+	relayedTool.Upstream, relayedTool.Title = "find", "Find"
+	ownTool := newTool("search")
+	ownTool.Title = "Search"
+	up := &mcpgate.Skill{AgentID: "a1", Name: "up", Kind: mcpgate.SkillMCP, AutoApprove: true, Tools: []*mcpgate.Tool{relayedTool}}
+	table := mustBuild(t, &mcpgate.Agent{ID: "a1"}, up, newSkill("a1", "crm", "", ownTool))
+	got := map[string]string{}
+	for _, e := range table.Tools {
+		var w struct {
+			Description *string `json:"description"`
+		}
+		if err := json.Unmarshal(e.JSON, &w); err != nil {
+			t.Fatal(err)
+		}
+		got[e.Name] = "<none>"
+		if w.Description != nil {
+			got[e.Name] = *w.Description
+		}
+	}
+	want := map[string]string{"find": "<none>", "search": "Search"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("descriptions (-want +got):\n%s", diff)
+	}
 }

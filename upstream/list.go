@@ -1,9 +1,12 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mcpgate/mcpgate"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -97,6 +100,34 @@ func (m *Manager) serve(agentID string, ls *listing, items []item) []json.RawMes
 		table[key] = route{skill: it.skill, upstream: it.key}
 		out = append(out, raw)
 	}
+	if ls == templateListing {
+		names.templates = templateRoutes(table)
+	}
+	return out
+}
+
+// templateRoutes compiles the served templates that are not namespaced
+// (a namespaced URI routes by its skill), the most specific first: the
+// longest literal prefix, then in text order. Templates that do not parse
+// are left out.
+func templateRoutes(table map[string]route) []templateRoute {
+	var out []templateRoute
+	for served, r := range table {
+		if served != r.upstream {
+			continue
+		}
+		t, err := parseTemplate(served)
+		if err != nil {
+			continue
+		}
+		out = append(out, templateRoute{tmpl: t, skill: r.skill})
+	}
+	slices.SortFunc(out, func(a, b templateRoute) int {
+		if c := cmp.Compare(b.tmpl.prefix, a.tmpl.prefix); c != 0 {
+			return c
+		}
+		return strings.Compare(a.tmpl.text, b.tmpl.text)
+	})
 	return out
 }
 

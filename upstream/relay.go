@@ -21,14 +21,22 @@ const nsScheme = "mcpgate:"
 // Each listing replaces its table, so names an upstream no longer lists
 // are forgotten.
 type agentNames struct {
-	mu     sync.Mutex
-	tables map[string]map[string]route // by listing method, then served name
+	mu        sync.Mutex
+	tables    map[string]map[string]route // by listing method, then served name
+	templates []templateRoute             // the served templates, most specific first
 }
 
 // route is where a served name goes: a skill and its upstream's name.
 type route struct {
 	skill    string
 	upstream string
+}
+
+// templateRoute is a served URI template and the skill whose upstream
+// lists it.
+type templateRoute struct {
+	tmpl  *uriTemplate
+	skill string
 }
 
 // agentNames returns the agent's name table.
@@ -148,7 +156,9 @@ func (m *Manager) linkNamed(agentID, skill string) *link {
 }
 
 // routeURI finds the skill that serves a resource URI and the URI its
-// upstream knows it by.
+// upstream knows it by: a namespaced URI goes to its skill, any other to
+// the skill listing it as a resource, else to the skill listing a URI
+// template it is an expansion of (see findURI).
 func (m *Manager) routeURI(ctx context.Context, agentID, uri string) (*link, string, error) {
 	if rest, ok := strings.CutPrefix(uri, nsScheme); ok {
 		skill, upstream, _ := strings.Cut(rest, "/")
@@ -156,34 +166,25 @@ func (m *Manager) routeURI(ctx context.Context, agentID, uri string) (*link, str
 			return l, upstream, nil
 		}
 	}
-	return m.routeBy(ctx, agentID, uri, resourceListing, templateListing)
+	return m.routeBy(ctx, agentID, uri, (*agentNames).findURI, resourceListing, templateListing)
 }
 
 // routePrompt finds the skill that serves a prompt name and its upstream
 // name.
 func (m *Manager) routePrompt(ctx context.Context, agentID, name string) (*link, string, error) {
-	return m.routeBy(ctx, agentID, name, promptListing)
+	return m.routeBy(ctx, agentID, name, (*agentNames).findPrompt, promptListing)
 }
 
-// routeBy looks served up in the agent's table, listing again when it is
-// unknown; with a single skill everything goes to it.
-func (m *Manager) routeBy(ctx context.Context, agentID, served string, refresh ...*listing) (*link, string, error) {
+// routeBy looks served up in the agent's tables with find, listing again
+// once when it is unknown; with a single skill everything goes to it.
+func (m *Manager) routeBy(ctx context.Context, agentID, served string, find func(*agentNames, string) (route, bool), refresh ...*listing) (*link, string, error) {
 	links := m.agentLinks(agentID)
 	if len(links) == 1 {
 		return links[0], served, nil
 	}
 	names := m.agentNames(agentID)
-	for attempt := 0; attempt < 2; attempt++ {
-		names.mu.Lock()
-		var r route
-		ok := false
-		for _, ls := range refresh {
-			if r, ok = names.tables[ls.method][served]; ok {
-				break
-			}
-		}
-		names.mu.Unlock()
-		if ok {
+	for attempt := range 2 {
+		if r, ok := find(names, served); ok {
 			if l := m.linkNamed(agentID, r.skill); l != nil {
 				return l, r.upstream, nil
 			}
@@ -195,6 +196,35 @@ func (m *Manager) routeBy(ctx context.Context, agentID, served string, refresh .
 		}
 	}
 	return nil, "", mcpgate.Errorf(mcpgate.ENOTFOUND, "no skill of agent %q offers %q", agentID, served)
+}
+
+// findPrompt returns the route of a served prompt name.
+func (n *agentNames) findPrompt(name string) (route, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r, ok := n.tables[promptListing.method][name]
+	return r, ok
+}
+
+// findURI returns the route of a served URI: a listed resource, else a
+// listed template itself (as completion refers to it), else the most
+// specific template (longest literal prefix) the URI is an expansion of.
+// A template two skills list is served namespaced only, so an expansion
+// of the bare template is ambiguous and found nowhere.
+func (n *agentNames) findURI(uri string) (route, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, ls := range []*listing{resourceListing, templateListing} {
+		if r, ok := n.tables[ls.method][uri]; ok {
+			return r, true
+		}
+	}
+	for _, t := range n.templates {
+		if t.tmpl.match(uri) {
+			return route{skill: t.skill, upstream: uri}, true
+		}
+	}
+	return route{}, false
 }
 
 // readResource relays resources/read to the skill offering the URI.
@@ -333,8 +363,8 @@ func (l *link) unsubscribeAll(s *session, uris []string) {
 }
 
 // resourceUpdated passes an upstream's notifications/resources/updated to
-// the downstream sessions subscribed to the URI (or to a URI it is under),
-// under the URI each subscribed as.
+// the downstream sessions subscribed to the URI or to a URI it is a
+// sub-resource of (see subResource), under the URI each subscribed as.
 func (l *link) resourceUpdated(uri string, params json.RawMessage) {
 	if l.m.sessions == nil {
 		return
@@ -343,7 +373,7 @@ func (l *link) resourceUpdated(uri string, params json.RawMessage) {
 	var targets []target
 	l.mu.Lock()
 	for sub, sessions := range l.subs {
-		if sub == uri || strings.HasPrefix(uri, sub) {
+		if sub == uri || subResource(uri, sub) {
 			for sid, served := range sessions {
 				targets = append(targets, target{sid, served, sub})
 			}
@@ -353,10 +383,21 @@ func (l *link) resourceUpdated(uri string, params json.RawMessage) {
 	for _, t := range targets {
 		p := params
 		if t.served != t.subscribed {
-			p = withField(params, "uri", strings.Replace(uri, t.subscribed, t.served, 1))
+			p = withField(params, "uri", t.served+uri[len(t.subscribed):])
 		}
 		l.m.sessions.NotifySession(t.session, "notifications/resources/updated", p)
 	}
+}
+
+// subResource reports whether uri is under parent across a boundary:
+// parent ends with "/", or uri goes on after it with "/", "#" or "?". So
+// file:///a/b is under file:///a, file:///ab is not.
+func subResource(uri, parent string) bool {
+	rest, ok := strings.CutPrefix(uri, parent)
+	if !ok || rest == "" {
+		return false
+	}
+	return strings.HasSuffix(parent, "/") || strings.ContainsRune("/#?", rune(rest[0]))
 }
 
 // withField returns the JSON object raw with one string field set.

@@ -343,7 +343,9 @@ func TestPooledSessionRefusesServerRequests(t *testing.T) {
 // an upstream whose resources come and go (one URI per listing here) does
 // not make the table grow with every resources/list.
 func TestRoutesForgetUnlistedResources(t *testing.T) {
-	s := newServer()
+	// Resources come only after the links connect: the server must offer
+	// them from the start, or a link may find none and leave its skill out.
+	s := sdk.NewServer(&sdk.Implementation{Name: "test-upstream", Version: "1"}, &sdk.ServerOptions{HasResources: true})
 	u := mustUpstream(t, s, nil)
 	m := newManager(t, nil, nil, nil)
 	for _, name := range []string{"s1", "s2"} {
