@@ -1,13 +1,19 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everythingServer is the official Go SDK's conformance fixture: an MCP
@@ -62,11 +68,15 @@ func TestRelayConformance(t *testing.T) {
 
 // fixtureDropsResumedResult is the one check the fixture cannot pass over
 // HTTP, with the reason. Its test_reconnection tool closes its SSE stream
-// mid-call and answers afterwards, but it runs without an event store, so
-// that answer is lost: run directly, the fixture sends no priming event
-// and the suite skips the check (INFO); through the gateway, which primes
-// every stream, the suite runs it and warns that no result came after the
-// reconnection. Only a warning is tolerated, never a failure.
+// mid-call and answers afterwards, but it runs without an event store: it
+// sends no event id to resume from, and the go-sdk server drops a message
+// for a stream with no connection, so that answer is lost before it leaves
+// the fixture. Run directly, the fixture sends no priming event and the
+// suite skips the check (INFO); through the gateway, which primes every
+// stream, the suite runs it and warns that no result came after the
+// reconnection. With an upstream that keeps its events the same scenario
+// passes every check through the gateway (TestRelayResumesPolledStream).
+// Only a warning is tolerated here, never a failure.
 var fixtureDropsResumedResult = map[string]string{
 	"server-sse-disconnect-resume": "the fixture has no event store: its own result is lost when it closes the stream",
 }
@@ -75,19 +85,10 @@ var fixtureDropsResumedResult = map[string]string{
 // scenario through a key-adding proxy. Every check must succeed, except
 // that the checks in warnOK may warn.
 func runRelaySuite(t *testing.T, skill string, warnOK map[string]string) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpgate.yaml")
-	if err := os.WriteFile(cfg, []byte(relayConfig(skill)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"MCPGATE_DATA_DIR=" + filepath.Join(dir, "data")}
-	g := startGateway(t, env, "--config", cfg)
-	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
-	waitForTools(t, g.URL+"/everything/mcp", key)
-	proxy := keyProxy(t, g.URL, key)
+	url := startRelay(t, skill)
 	for _, scenario := range relayScenarios {
 		t.Run(scenario, func(t *testing.T) {
-			for _, c := range runScenarioSettled(t, proxy+"/everything/mcp", scenario) {
+			for _, c := range runScenarioSettled(t, url, scenario) {
 				switch why, known := warnOK[c.ID]; {
 				case c.Status == "SUCCESS" || c.Status == "INFO":
 				case c.Status == "WARNING" && known:
@@ -98,6 +99,71 @@ func runRelaySuite(t *testing.T, skill string, warnOK map[string]string) {
 			}
 		})
 	}
+}
+
+// startRelay starts a gateway whose agent "everything" has skill as its
+// only skill, waits until its tools are listed, and returns the agent's
+// MCP URL behind a proxy that adds a user key.
+func startRelay(t *testing.T, skill string) string {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpgate.yaml")
+	if err := os.WriteFile(cfg, []byte(relayConfig(skill)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MCPGATE_DATA_DIR=" + filepath.Join(dir, "data")}
+	g := startGateway(t, env, "--config", cfg)
+	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
+	waitForTools(t, g.URL+"/everything/mcp", key)
+	return keyProxy(t, g.URL, key) + "/everything/mcp"
+}
+
+// TestRelayResumesPolledStream runs the suite's SSE polling scenario
+// through an agent whose upstream, unlike the pinned fixture, keeps its
+// events: its test_reconnection tool closes its reply stream mid-call
+// (SEP-1699) and answers only once the gateway has resumed that stream.
+// The gateway must resume upstream and pass the pause on to the suite,
+// which then finds the result when it resumes in turn: every check
+// succeeds, the resumption check included (SUCCESS, not INFO).
+func TestRelayResumesPolledStream(t *testing.T) {
+	addr := pollingUpstream(t)
+	url := startRelay(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n")
+	resumed := false
+	for _, c := range runScenarioSettled(t, url, "server-sse-polling") {
+		if c.Status != "SUCCESS" && c.Status != "INFO" {
+			t.Errorf("%s: %s: %s %s", c.ID, c.Status, c.ErrorMessage, c.Details)
+		}
+		resumed = resumed || (c.ID == "server-sse-disconnect-resume" && c.Status == "SUCCESS")
+	}
+	if !resumed {
+		t.Error("server-sse-disconnect-resume did not succeed: the suite found the result on the POST stream, or nowhere")
+	}
+}
+
+// pollingUpstream serves, on 127.0.0.1, a go-sdk MCP server that keeps
+// its events and has the suite's test_reconnection tool, which closes its
+// reply stream and answers once a client has resumed it.
+func pollingUpstream(t *testing.T) string {
+	resumed := make(chan struct{})
+	var once sync.Once
+	s := sdk.NewServer(&sdk.Implementation{Name: "polling", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "test_reconnection", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+		select {
+		case <-resumed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "resumed"}}}, nil
+	})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{EventStore: sdk.NewMemoryEventStore(nil)})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			once.Do(func() { close(resumed) })
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
 }
 
 // waitForTools waits until the agent at url lists tools: discovery of an

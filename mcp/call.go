@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -64,10 +65,47 @@ type runFunc func(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credentia
 // serveStreamed runs a request with run and replies: JSON, or SSE if
 // notifications or requests went out first (or the client wants SSE).
 func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message, run runFunc) {
-	reply := s.newCallReply(r, w, ls, acc)
-	resp, cancelled := run(ls, agent, cred, m, reply.start())
-	if !reply.finish(resp, cancelled) {
-		writeJSON(w, http.StatusOK, resp)
+	reply := s.newCallReply(r, w, ls, acc).start(s.pausers != nil && s.pausers.MayPause(agent))
+	if reply.paused == nil {
+		resp, cancelled := run(ls, agent, cred, m, reply)
+		if !reply.finish(resp, cancelled) {
+			writeJSON(w, http.StatusOK, resp)
+		}
+		return
+	}
+	s.servePausable(w, ls, reply, func() ([]byte, bool) { return run(ls, agent, cred, m, reply) })
+}
+
+// outcome is the response of a request that ran, and whether it was
+// cancelled.
+type outcome struct {
+	resp      []byte
+	cancelled bool
+}
+
+// servePausable runs a request whose SSE reply may be paused (see
+// callReply.PauseStream): the request runs on, so that its HTTP exchange
+// can end while the session keeps what it sends for the client's
+// resumption. The request counts as active on the session until it ends.
+func (s *Server) servePausable(w http.ResponseWriter, ls *liveSession, reply *callReply, run func() ([]byte, bool)) {
+	done := make(chan outcome, 1)
+	ls.active.Add(1)
+	go func() {
+		defer ls.release()
+		resp, cancelled := run()
+		done <- outcome{resp, cancelled}
+	}()
+	select {
+	case o := <-done:
+		if !reply.finish(o.resp, o.cancelled) {
+			writeJSON(w, http.StatusOK, o.resp)
+		}
+	case <-reply.paused:
+		go func() {
+			o := <-done
+			reply.finish(o.resp, o.cancelled)
+		}()
+		<-reply.st.pumped
 	}
 }
 
@@ -146,6 +184,10 @@ type callReply struct {
 	acc   accepts
 	token json.RawMessage // progress token of the request, if any
 
+	// paused is closed when PauseStream ended the reply's connection; nil
+	// for a reply that cannot pause.
+	paused chan struct{}
+
 	mu         sync.Mutex
 	st         *postStream
 	done       bool
@@ -163,12 +205,36 @@ func (s *Server) newCallReply(r *http.Request, w http.ResponseWriter, ls *liveSe
 }
 
 // start opens the reply's SSE stream right away when the client wants SSE,
-// so that its priming event goes out before the request runs.
-func (c *callReply) start() *callReply {
+// so that its priming event goes out before the request runs. A reply that
+// can stream to a client that resumes streams is made pausable if
+// mayPause.
+func (c *callReply) start(mayPause bool) *callReply {
 	if c.w != nil && c.acc.wantsSSE() {
 		c.st = c.s.openPostStream(c.w, c.r, c.ls)
 	}
+	if mayPause && c.canStream() && primesStreams(c.ls.version) {
+		c.paused = make(chan struct{})
+	}
 	return c
+}
+
+// PauseStream ends the connection of the reply's SSE stream before the
+// request has its result, advising the client to resume after retry
+// (SEP-1699): what the request sends meanwhile waits in the session's
+// replay for the client's GET with Last-Event-ID. A relayed upstream that
+// closes its stream mid-request is mirrored this way. It does nothing for
+// a reply that is not an open SSE stream, or that cannot pause.
+func (c *callReply) PauseStream(retry time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused == nil || c.done || c.st == nil || !c.st.pause(retry) {
+		return
+	}
+	select {
+	case <-c.paused:
+	default:
+		close(c.paused)
+	}
 }
 
 // canStream reports whether notifications can reach the client at all.

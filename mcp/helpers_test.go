@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,7 +93,10 @@ type fakeGateway struct {
 	tools []ListedTool
 	mu    sync.Mutex
 	run   map[string]func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error)
+	pause atomic.Bool // what MayPause says
 }
+
+func (g *fakeGateway) MayPause(*mcpgate.Agent) bool { return g.pause.Load() }
 
 func (g *fakeGateway) ListTools(context.Context, *mcpgate.Agent) ([]ListedTool, error) {
 	g.mu.Lock()

@@ -96,6 +96,17 @@ type Gateway interface {
 	CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error)
 }
 
+// StreamPausers is a Gateway whose backends may pause a request's SSE
+// reply before its result (callReply.PauseStream: a relayed upstream MCP
+// server closed its own stream mid-request). A request that may pause runs
+// apart from its HTTP exchange, which costs a goroutine, so only the
+// requests to the agents MayPause names do. With a Gateway that does not
+// implement it, no reply ever pauses.
+type StreamPausers interface {
+	// MayPause reports whether requests to the agent may pause.
+	MayPause(agent *mcpgate.Agent) bool
+}
+
 // ListedTool is one tool of tools/list: its name, for ordering and cursors,
 // and its MCP Tool JSON, served as is.
 type ListedTool struct {
@@ -108,7 +119,8 @@ type ListedTool struct {
 type Server struct {
 	store          mcpgate.SessionStore
 	gateway        Gateway
-	relayer        Relayer // the gateway, if it relays; else nil
+	relayer        Relayer       // the gateway, if it relays; else nil
+	pausers        StreamPausers // the gateway, if replies may pause; else nil
 	sessionClosed  func(sessionID string)
 	name           string
 	version        string
@@ -151,6 +163,7 @@ func New(opts *Options) *Server {
 		live: make(map[string]*liveSession), byIdentity: make(map[string]map[string]*liveSession),
 	}
 	s.relayer, _ = opts.Gateway.(Relayer)
+	s.pausers, _ = opts.Gateway.(StreamPausers)
 	s.setDefaults()
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Limits of a session's streams.
@@ -73,6 +74,24 @@ func (st *stream) attach(sk *connSink, after uint64) {
 		st.sink.close()
 	}
 	st.sink = sk
+}
+
+// pause ends the stream's connection, if it has one, without ending the
+// stream: its later events wait in the replay for a resumption. The
+// client is advised to come back after retry (when positive). It reports
+// whether a connection was ended.
+func (st *stream) pause(retry time.Duration) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed || st.sink == nil {
+		return false
+	}
+	if retry > 0 {
+		st.sink.write([]byte("retry: " + strconv.FormatInt(retry.Milliseconds(), 10) + "\n\n"))
+	}
+	st.sink.close()
+	st.sink = nil
+	return true
 }
 
 // detach forgets sk if it is still the stream's connection.

@@ -299,3 +299,69 @@ func TestStaleLastEventID(t *testing.T) {
 		t.Errorf("session's GET stream got %+v", ev)
 	}
 }
+
+// pausingTool pauses its reply stream after progress 1, then waits for
+// resume before reporting progress 2 and answering.
+func pausingTool(resume <-chan struct{}) func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
+	return func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		call.Notifier.Progress(1, 2, "")
+		call.Notifier.(interface{ PauseStream(time.Duration) }).PauseStream(10 * time.Millisecond)
+		<-resume
+		call.Notifier.Progress(2, 2, "")
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("done")}}, nil
+	}
+}
+
+func TestPausedReplyResumes(t *testing.T) {
+	h := mustHarness(t, nil)
+	h.gw.pause.Store(true)
+	resume := make(chan struct{})
+	h.gw.setTool("progress", pausingTool(resume))
+	sid := h.mustInit(t, "2025-11-25", nil)
+
+	// The POST's stream ends before the result, advising a retry.
+	evs := newSSEReader(h.do(t, req{session: sid, body: progressCall})).mustEvents(t)
+	var data, retries []string
+	for _, ev := range evs {
+		data, retries = append(data, ev.Data), append(retries, ev.Retry)
+	}
+	diff(t, "events before the pause", []string{"", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":2}}`, ""}, data)
+	diff(t, "retry fields", []string{retryMillis, "", "10"}, retries)
+
+	// The call goes on; resuming after the last id gets the rest.
+	close(resume)
+	get := h.do(t, req{method: http.MethodGet, session: sid, header: map[string]string{"Last-Event-ID": evs[1].ID, "Content-Type": ""}})
+	data = nil
+	for _, ev := range newSSEReader(get).mustEvents(t) {
+		data = append(data, ev.Data)
+	}
+	diff(t, "events after resuming", []string{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":2,"total":2}}`, doneResult}, data)
+}
+
+func TestPauseNeedsAResumableStream(t *testing.T) {
+	h := mustHarness(t, nil)
+	resume := make(chan struct{})
+	close(resume)
+	h.gw.setTool("progress", pausingTool(resume))
+	for _, tt := range []struct {
+		name, version, accept string
+		gatewayPauses         bool
+	}{
+		{"JSON-only client", "2025-11-25", "application/json", true},
+		{"version without priming", "2025-03-26", "", true},
+		{"agent whose requests never pause", "2025-11-25", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h.gw.pause.Store(tt.gatewayPauses)
+			sid := h.mustInit(t, tt.version, nil)
+			hdr := map[string]string{}
+			if tt.accept != "" {
+				hdr["Accept"] = tt.accept
+			}
+			body := mustRead(t, h.do(t, req{session: sid, body: progressCall, header: hdr}))
+			if !strings.Contains(body, `"text":"done"`) {
+				t.Errorf("the reply was paused, or lost its result: %q", body)
+			}
+		})
+	}
+}

@@ -28,10 +28,15 @@ type Table struct {
 	Tools  []*Entry
 	byName map[string]*Entry
 	digest string
+	relays bool // some skill is an upstream MCP server
 }
 
 // Lookup returns the tool with the exposed name, or nil.
 func (t *Table) Lookup(name string) *Entry { return t.byName[name] }
+
+// Relays reports whether one of the agent's skills is an upstream MCP
+// server (kind mcp), with tools or without.
+func (t *Table) Relays() bool { return t.relays }
 
 // Check validates an agent's skills as a whole: each skill's fields, each
 // tool's schemas (compiled), and that no two tools share an exposed name.
@@ -52,6 +57,7 @@ func build(agent *mcpgate.Agent, skills []*mcpgate.Skill) (*Table, error) {
 		if err := s.Validate(); err != nil {
 			return nil, err
 		}
+		t.relays = t.relays || s.Kind == mcpgate.SkillMCP
 		for _, tool := range servedTools(agent, s) {
 			e, err := newEntry(s, tool)
 			if err != nil {
@@ -92,7 +98,7 @@ func newEntry(s *mcpgate.Skill, tool *mcpgate.Tool) (*Entry, error) {
 			return nil, mcpgate.Errorf(mcpgate.EINVALID, "skill %q: tool %q: output_schema: %s", s.Name, tool.Name, mcpgate.ErrorMessage(err))
 		}
 	}
-	if e.JSON, err = encodeTool(e.Name, tool); err != nil {
+	if e.JSON, err = encodeTool(e.Name, tool, s.Kind == mcpgate.SkillMCP); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -110,11 +116,13 @@ type mcpTool struct {
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
-// encodeTool encodes a tool for tools/list. A tool without a description
-// is described by its title, since many clients show only descriptions.
-func encodeTool(name string, t *mcpgate.Tool) (json.RawMessage, error) {
+// encodeTool encodes a tool for tools/list. A tool of the gateway's own
+// without a description is described by its title, since many clients
+// show only descriptions; a tool relayed from an upstream MCP server keeps
+// what the upstream said, so its description stays empty.
+func encodeTool(name string, t *mcpgate.Tool, relayed bool) (json.RawMessage, error) {
 	desc := t.Description
-	if desc == "" {
+	if desc == "" && !relayed {
 		desc = t.Title
 	}
 	return json.Marshal(mcpTool{

@@ -32,7 +32,17 @@ type Gateway struct {
 	Upstreams Upstreams
 }
 
-var _ mcp.Gateway = (*Gateway)(nil)
+var (
+	_ mcp.Gateway       = (*Gateway)(nil)
+	_ mcp.StreamPausers = (*Gateway)(nil)
+)
+
+// MayPause reports whether the agent's requests may pause their replies:
+// whether it has upstream MCP servers, whose streams the relay mirrors.
+func (g *Gateway) MayPause(agent *mcpgate.Agent) bool {
+	t, ok := g.Tables.Table(agent.ID)
+	return ok && t.Relays()
+}
 
 // ListTools returns the agent's tools in name order, encoded once.
 func (g *Gateway) ListTools(ctx context.Context, agent *mcpgate.Agent) ([]mcp.ListedTool, error) {

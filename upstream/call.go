@@ -112,6 +112,9 @@ func (s *session) notifyingCall(ctx context.Context, n mcpgate.Notifier, token s
 	if rpc := cp.upstreamError(); rpc != nil {
 		return nil, rpc
 	}
+	if lost := cp.lostError(); err != nil && lost != nil {
+		return nil, lost
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,6 +44,7 @@ type capture struct {
 	id     string // the JSON-RPC id of the request, once written
 	raw    json.RawMessage
 	rpcErr *mcpgate.RPCError // the upstream's error response
+	lost   error             // why the answer can no longer come
 	// forget drops the capture from the connection that waits to fill it.
 	forget func()
 }
@@ -81,6 +83,36 @@ func (c *capture) offer(id string, result json.RawMessage, rpcErr *mcpgate.RPCEr
 		return
 	}
 	c.raw = result
+}
+
+// lose records why the request's answer can no longer come.
+func (c *capture) lose(err error) {
+	c.mu.Lock()
+	c.lost = err
+	c.mu.Unlock()
+}
+
+// lostError returns why the answer can no longer come, or nil.
+func (c *capture) lostError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost
+}
+
+// pauser is a Notifier whose client can be asked to come back for the rest
+// of the request's messages (SEP-1699): its stream ends now, advising it
+// to resume after retry.
+type pauser interface {
+	PauseStream(retry time.Duration)
+}
+
+// paused tells the request's client, when its Notifier can be paused, that
+// the upstream ended the stream on purpose before answering, so that the
+// gateway's client sees what the upstream's would.
+func (c *capture) paused(retry time.Duration) {
+	if p, ok := c.notifier.(pauser); ok {
+		p.PauseStream(retry)
+	}
 }
 
 // upstreamError returns the error response the upstream sent, or nil.
@@ -184,29 +216,30 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		c.setID(anyID)
 	}
 	resp, err := t.next.RoundTrip(req)
-	if err != nil || c == nil || resp.Body == nil {
+	if err != nil || resp.Body == nil {
 		return resp, err
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch mt {
-	case "application/json":
+	switch {
+	case mt == "text/event-stream" && req.Method == http.MethodPost:
+		b := newSSEBody(req.Context(), resp.Body, c)
+		b.resume = resumer(t.next, req)
+		resp.Body = b
+	case c == nil:
+	case mt == "application/json":
 		resp.Body = &jsonBody{ReadCloser: resp.Body, c: c}
-	case "text/event-stream":
-		resp.Body = &sseBody{ReadCloser: resp.Body, c: c}
+	case mt == "text/event-stream":
+		resp.Body = newSSEBody(req.Context(), resp.Body, c)
 	}
 	return resp, nil
 }
 
 // offerMessage passes one JSON-RPC message from the request's stream to
 // c: its response, or a notification about it.
-func offerMessage(c *capture, data []byte) {
-	var m wireMessage
-	if json.Unmarshal(data, &m) != nil {
-		return
-	}
+func offerMessage(c *capture, m *wireMessage) {
 	switch {
 	case m.Method != "" && len(m.ID) == 0:
-		c.notify(&m)
+		c.notify(m)
 	case m.Method == "" && (m.Result != nil || m.Error != nil):
 		c.offer(anyID, m.Result, m.Error)
 	}
@@ -223,52 +256,12 @@ type jsonBody struct {
 func (b *jsonBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.buf.Write(p[:n])
-	if err == io.EOF {
-		offerMessage(b.c, b.buf.Bytes())
+	var m wireMessage
+	if err == io.EOF && json.Unmarshal(b.buf.Bytes(), &m) == nil {
+		offerMessage(b.c, &m)
 		b.buf = bytes.Buffer{}
 	}
 	return n, err
-}
-
-// sseBody captures from an event stream, event by event, before the SDK
-// sees the bytes that complete an event.
-type sseBody struct {
-	io.ReadCloser
-	c     *capture
-	line  []byte
-	event []byte
-}
-
-// Read reads the stream and offers each complete event's data.
-func (b *sseBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	for _, ch := range p[:n] {
-		if ch != '\n' {
-			b.line = append(b.line, ch)
-			continue
-		}
-		b.endLine()
-	}
-	return n, err
-}
-
-// endLine handles one complete line of the stream.
-func (b *sseBody) endLine() {
-	line := bytes.TrimSuffix(b.line, []byte("\r"))
-	b.line = b.line[:0]
-	switch {
-	case len(line) == 0:
-		if len(b.event) > 0 {
-			offerMessage(b.c, b.event)
-			b.event = b.event[:0]
-		}
-	case bytes.HasPrefix(line, []byte("data:")):
-		data := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
-		if len(b.event) > 0 {
-			b.event = append(b.event, '\n')
-		}
-		b.event = append(b.event, data...)
-	}
 }
 
 // captureConn wraps a stdio Connection so that captures see the responses

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"strings"
@@ -11,13 +12,13 @@ import (
 )
 
 // sseCapture feeds stream to an sseBody in reads of at most chunk bytes
-// and returns what its capture kept.
-func sseCapture(stream []byte, chunk int) (json.RawMessage, *mcpgate.RPCError, []float64) {
+// and returns what its capture kept and what the SDK would read.
+func sseCapture(stream []byte, chunk int) (json.RawMessage, *mcpgate.RPCError, []float64, []byte) {
 	n := &notifier{}
 	c := &capture{notifier: n, token: "t1", id: anyID}
-	b := &sseBody{ReadCloser: io.NopCloser(&chunkReader{b: stream, n: chunk}), c: c}
-	_, _ = io.Copy(io.Discard, b)
-	return c.result(), c.upstreamError(), n.progress
+	b := newSSEBody(context.Background(), io.NopCloser(&chunkReader{b: stream, n: chunk}), c)
+	out, _ := io.ReadAll(b)
+	return c.result(), c.upstreamError(), n.progress, out
 }
 
 // chunkReader returns at most n bytes per Read.
@@ -37,18 +38,27 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 }
 
 // FuzzSSECapture checks that the event-stream capture never panics, does
-// not depend on how the stream is split into reads, and keeps the result
-// of a well-formed response event byte for byte.
+// not depend on how the stream is split into reads (nor does what the SDK
+// reads, which never has an id field), and keeps the result of a
+// well-formed response event byte for byte.
 func FuzzSSECapture(f *testing.F) {
 	f.Add([]byte("event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"n\":12345678901234567890}}\n\n"), uint8(3))
 	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t1\",\"progress\":1}}\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"bad\"}}\n\n"), uint8(1))
 	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":1,\"result\":{}}\n\n: comment\n\n"), uint8(7))
 	f.Add([]byte("retry: 10\n\ndata:\n\n"), uint8(2))
 	f.Fuzz(func(t *testing.T, stream []byte, chunk uint8) {
-		whole, wholeErr, wholeProgress := sseCapture(stream, len(stream)+1)
-		split, splitErr, splitProgress := sseCapture(stream, int(chunk%16)+1)
+		whole, wholeErr, wholeProgress, wholeOut := sseCapture(stream, len(stream)+1)
+		split, splitErr, splitProgress, splitOut := sseCapture(stream, int(chunk%16)+1)
 		if !bytes.Equal(whole, split) || (wholeErr == nil) != (splitErr == nil) || len(wholeProgress) != len(splitProgress) {
 			t.Fatalf("split reads changed the capture: %s %v %v, then %s %v %v", whole, wholeErr, wholeProgress, split, splitErr, splitProgress)
+		}
+		if !bytes.Equal(wholeOut, splitOut) {
+			t.Fatalf("split reads changed what the SDK reads: %q, then %q", wholeOut, splitOut)
+		}
+		for line := range bytes.SplitSeq(wholeOut, []byte("\n")) {
+			if name, _ := sseField(bytes.TrimSuffix(line, []byte("\r"))); name == "id" {
+				t.Fatalf("the SDK reads an id field: %q", line)
+			}
 		}
 		if whole != nil && !json.Valid(whole) {
 			t.Fatalf("captured invalid JSON %q", whole)
@@ -58,7 +68,7 @@ func FuzzSSECapture(f *testing.F) {
 		value := bytes.TrimSpace(stream)
 		if json.Valid(value) && !bytes.ContainsAny(value, "\r\n") && string(value) != "null" {
 			event := []byte(`data: {"jsonrpc":"2.0","id":1,"result":` + string(value) + "}\n\n")
-			if got, _, _ := sseCapture(event, int(chunk%16)+1); !bytes.Equal(got, value) {
+			if got, _, _, _ := sseCapture(event, int(chunk%16)+1); !bytes.Equal(got, value) {
 				t.Fatalf("result %s captured as %s", value, got)
 			}
 		}

@@ -217,12 +217,20 @@ type upstream struct {
 	mu      sync.Mutex
 	httpSrv *http.Server
 	wrap    func(http.Handler) http.Handler
+	opts    *sdk.StreamableHTTPOptions
 }
 
 // mustUpstream serves server on 127.0.0.1.
 func mustUpstream(tb testing.TB, server *sdk.Server, wrap func(http.Handler) http.Handler) *upstream {
 	tb.Helper()
-	u := &upstream{tb: tb, server: server, wrap: wrap}
+	return mustUpstreamWith(tb, server, nil, wrap)
+}
+
+// mustUpstreamWith serves server on 127.0.0.1 with the SDK handler's
+// options.
+func mustUpstreamWith(tb testing.TB, server *sdk.Server, opts *sdk.StreamableHTTPOptions, wrap func(http.Handler) http.Handler) *upstream {
+	tb.Helper()
+	u := &upstream{tb: tb, server: server, wrap: wrap, opts: opts}
 	u.start("127.0.0.1:0")
 	tb.Cleanup(u.stop)
 	return u
@@ -244,7 +252,7 @@ func (u *upstream) start(addr string) {
 	if err != nil {
 		u.tb.Fatal(err)
 	}
-	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return u.server }, nil)
+	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return u.server }, u.opts)
 	if u.wrap != nil {
 		h = u.wrap(h)
 	}

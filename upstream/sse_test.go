@@ -1,0 +1,153 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgate/mcpgate"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// pollingServer has a tool "poll" that closes its reply stream twice
+// (SEP-1699), reporting progress before, between and after, and a tool
+// "ok". It keeps its events, so a client can resume.
+func pollingServer() *sdk.Server {
+	s := newServer()
+	s.AddTool(&sdk.Tool{Name: "poll", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		progress := func(p float64) {
+			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: p, Total: 3})
+		}
+		progress(1)
+		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+		progress(2)
+		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+		progress(3)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "polled"}}}, nil
+	})
+	textTool(s, "ok", `{"content":[{"type":"text","text":"ok"}]}`)
+	return s
+}
+
+// countSessions counts the requests that open an upstream session (those
+// without Mcp-Session-Id), and refuses resumption GETs when refuse is set.
+func countSessions(opened *atomic.Int32, refuse *atomic.Bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+				opened.Add(1)
+			}
+			if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" && refuse.Load() {
+				http.Error(w, "replay refused", http.StatusBadRequest)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// pausingNotifier records progress and the pauses asked of the client.
+type pausingNotifier struct {
+	notifier
+	pmu    sync.Mutex
+	pauses []time.Duration
+}
+
+func (n *pausingNotifier) PauseStream(retry time.Duration) {
+	n.pmu.Lock()
+	defer n.pmu.Unlock()
+	n.pauses = append(n.pauses, retry)
+}
+
+func TestResumesStreamTheUpstreamClosed(t *testing.T) {
+	var opened atomic.Int32
+	var refuse atomic.Bool
+	u := mustUpstreamWith(t, pollingServer(), &sdk.StreamableHTTPOptions{EventStore: sdk.NewMemoryEventStore(nil)}, countSessions(&opened, &refuse))
+	m := newManager(t, nil, nil, nil)
+	call := callOf(httpSkill("s1", u.url()), "poll", `{}`)
+	n := &pausingNotifier{}
+	call.Notifier = n
+	res, err := m.CallTool(context.Background(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "result", string(res.Raw), `"polled"`)
+	n.mu.Lock()
+	if diff := cmp.Diff([]float64{1, 2, 3}, n.progress); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	n.mu.Unlock()
+	n.pmu.Lock()
+	if len(n.pauses) == 0 || n.pauses[0] != 10*time.Millisecond {
+		t.Errorf("pauses asked of the client = %v, want the upstream's 10ms first", n.pauses)
+	}
+	n.pmu.Unlock()
+	if _, err := m.CallTool(context.Background(), callOf(httpSkill("s1", u.url()), "ok", `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := opened.Load(); got != 1 {
+		t.Errorf("the upstream saw %d sessions opened, want 1: resuming must not cost the session", got)
+	}
+}
+
+func TestResumeRefusedFailsOnlyTheCall(t *testing.T) {
+	var opened atomic.Int32
+	var refuse atomic.Bool
+	refuse.Store(true)
+	u := mustUpstreamWith(t, pollingServer(), &sdk.StreamableHTTPOptions{EventStore: sdk.NewMemoryEventStore(nil)}, countSessions(&opened, &refuse))
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("s1", u.url())
+	_, err := m.CallTool(context.Background(), callOf(sk, "poll", `{}`))
+	mustCode(t, err, mcpgate.EUNAVAILABLE)
+	mustContain(t, "error", mcpgate.ErrorMessage(err), "resuming it failed", "HTTP 400", "replay refused")
+	if _, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil {
+		t.Fatalf("the next call: %v", err)
+	}
+	if got := opened.Load(); got != 1 {
+		t.Errorf("the upstream saw %d sessions opened, want 1", got)
+	}
+}
+
+func TestSSEBodyHidesEventIDs(t *testing.T) {
+	in := "id: a_0\nretry: 10\ndata: \n\nid: a_1\r\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n: keep\nid\n"
+	b := newSSEBody(context.Background(), io.NopCloser(strings.NewReader(in)), nil)
+	out, err := io.ReadAll(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "retry: 10\ndata: \n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n: keep\n"
+	if string(out) != want {
+		t.Errorf("the SDK reads %q, want %q", out, want)
+	}
+	if !b.answered || b.lastID != "" || b.retry != 10*time.Millisecond {
+		t.Errorf("answered %v, last id %q, retry %v; want true, reset by the bare id field, 10ms", b.answered, b.lastID, b.retry)
+	}
+}
+
+// endless is an event stream whose one data line never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	copy(p, "data: ")
+	return len(p), nil
+}
+
+func TestSSEBodyBoundsAnEvent(t *testing.T) {
+	c := &capture{id: anyID}
+	b := newSSEBody(context.Background(), io.NopCloser(endless{}), c)
+	_, err := io.Copy(io.Discard, b)
+	if err == nil || c.lostError() == nil {
+		t.Fatalf("err %v, lost %v: an endless event must fail the stream", err, c.lostError())
+	}
+	mustContain(t, "error", err.Error(), "exceeds")
+}
