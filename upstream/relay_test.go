@@ -202,7 +202,7 @@ func TestRelayRoutesTemplatedURIs(t *testing.T) {
 	b := templateServer("b", subscribed, []string{"docs://manual/{+page}", "search://s{?q,lang}"}, "test://template/fixed/data")
 	m := mustSkills(t, nil, a, b)
 
-	tests := []struct{ uri, want string }{
+	tests := []uriRead{
 		{"test://template/123/data", "a read test://template/123/data"},
 		{"test://template/fixed/data", "b read test://template/fixed/data"}, // a listed resource beats a template
 		{"docs://manual/intro/1", "b read docs://manual/intro/1"},           // the longest literal prefix wins
@@ -211,13 +211,7 @@ func TestRelayRoutesTemplatedURIs(t *testing.T) {
 		{"test://template/1/2/data", mcpgate.ENOTFOUND}, // a value never crosses "/"
 		{"nothing://here", mcpgate.ENOTFOUND},
 	}
-	for _, tt := range tests {
-		t.Run(tt.uri, func(t *testing.T) {
-			if got := relayRead(t, m, tt.uri); got != tt.want {
-				t.Errorf("read = %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkReads(t, m, tests)
 
 	mustContain(t, "completion/complete", mustRelay(t, m, forward("completion/complete",
 		`{"ref":{"type":"ref/resource","uri":"docs://manual/{+page}"},"argument":{"name":"page","value":"in"}}`)),
@@ -244,12 +238,24 @@ func TestRelayTemplateClash(t *testing.T) {
 
 	mustContain(t, "resources/templates/list", mustRelay(t, m, forward("resources/templates/list", `{}`)),
 		`"uriTemplate":"mcpgate:sa/shared://{id}"`, `"uriTemplate":"mcpgate:sb/shared://{id}"`, `"uriTemplate":"a://{id}"`)
-	tests := []struct{ uri, want string }{
+	tests := []uriRead{
 		{"mcpgate:sb/shared://5", "b read shared://5"},
 		{"mcpgate:sa/shared://5", "a read shared://5"},
 		{"a://5", "a read a://5"},
 		{"shared://5", mcpgate.ENOTFOUND},
 	}
+	checkReads(t, m, tests)
+	mustContain(t, "completion/complete", mustRelay(t, m, forward("completion/complete",
+		`{"ref":{"type":"ref/resource","uri":"mcpgate:sb/shared://{id}"},"argument":{"name":"id","value":"1"}}`)),
+		"b completes shared://{id}")
+}
+
+// uriRead is a URI to read and the text, or error code, to get back.
+type uriRead struct{ uri, want string }
+
+// checkReads reads each URI through m.
+func checkReads(t *testing.T, m *Manager, tests []uriRead) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
 			if got := relayRead(t, m, tt.uri); got != tt.want {
@@ -257,9 +263,6 @@ func TestRelayTemplateClash(t *testing.T) {
 			}
 		})
 	}
-	mustContain(t, "completion/complete", mustRelay(t, m, forward("completion/complete",
-		`{"ref":{"type":"ref/resource","uri":"mcpgate:sb/shared://{id}"},"argument":{"name":"id","value":"1"}}`)),
-		"b completes shared://{id}")
 }
 
 func TestSubResource(t *testing.T) {
