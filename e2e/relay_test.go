@@ -123,7 +123,8 @@ func startRelay(t *testing.T, skill string) string {
 // (SEP-1699) and answers only once the gateway has resumed that stream.
 // The gateway must resume upstream and pass the pause on to the suite,
 // which then finds the result when it resumes in turn: every check
-// succeeds, the resumption check included (SUCCESS, not INFO).
+// succeeds, the resumption check included (SUCCESS, not INFO). The
+// official TypeScript SDK client gets the result through a pause too.
 func TestRelayResumesPolledStream(t *testing.T) {
 	addr := pollingUpstream(t)
 	url := startRelay(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n")
@@ -136,6 +137,16 @@ func TestRelayResumesPolledStream(t *testing.T) {
 	}
 	if !resumed {
 		t.Error("server-sse-disconnect-resume did not succeed: the suite found the result on the POST stream, or nowhere")
+	}
+
+	// The official TypeScript SDK client, as a host, resumes the paused
+	// reply on its own and gets the result.
+	rep, ok := runClient(t, clientPlan{URL: url, Calls: []clientCall{{Name: "test_reconnection"}}})
+	if !ok || rep.Calls[0].Result == nil || len(rep.Calls[0].Result.Content) == 0 {
+		t.Fatalf("TS SDK client: %+v %+v", rep.Error, rep.Calls)
+	}
+	if got := rep.Calls[0].Result.Content[0].Text; got != "resumed" {
+		t.Errorf("TS SDK client got %q, want the upstream's answer", got)
 	}
 }
 

@@ -143,8 +143,21 @@ func TestUpstreamDownAtStart(t *testing.T) {
 }
 
 func TestUpstreamKilledMidCallThenBack(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts *sdk.StreamableHTTPOptions
+	}{
+		{"without event ids", nil},
+		// Its streams can be resumed, but nothing answers any more.
+		{"keeping its events", &sdk.StreamableHTTPOptions{EventStore: sdk.NewMemoryEventStore(nil)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { killMidCallThenBack(t, tt.opts) })
+	}
+}
+
+func killMidCallThenBack(t *testing.T, opts *sdk.StreamableHTTPOptions) {
 	started, canceled := make(chan struct{}), make(chan struct{})
-	u := mustUpstream(t, blockingServer(started, canceled), nil)
+	u := mustUpstreamWith(t, blockingServer(started, canceled), opts, nil)
 	m := newManager(t, nil, nil, nil)
 	sk := httpSkill("s1", u.url())
 	go func() {

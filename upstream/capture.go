@@ -136,7 +136,7 @@ func (c *capture) notify(m *wireMessage) bool {
 			Total    float64 `json:"total"`
 			Message  string  `json:"message"`
 		}
-		if json.Unmarshal(m.Params, &p) != nil || p.Token != c.token {
+		if c.token == "" || json.Unmarshal(m.Params, &p) != nil || p.Token != c.token {
 			return false
 		}
 		c.notifier.Progress(p.Progress, p.Total, p.Message)

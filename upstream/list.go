@@ -151,7 +151,7 @@ func (l *link) listItems(ctx context.Context, ls *listing) ([]item, error) {
 	var items []item
 	cursor := ""
 	for range maxPages {
-		raw, err := l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return ls.page(ctx, s, cursor) })
+		raw, err := l.relayed(ctx, nil, func(ctx context.Context, s *session) (any, error) { return ls.page(ctx, s, cursor) })
 		if err != nil {
 			return items, err
 		}

@@ -120,8 +120,9 @@ func (m *Manager) Relay(ctx context.Context, f *mcpgate.Forward) (json.RawMessag
 }
 
 // relayed runs one request on the link's pooled session, mapping errors
-// for the caller.
-func (l *link) relayed(ctx context.Context, send func(ctx context.Context, s *session) (any, error)) (json.RawMessage, error) {
+// for the caller. The upstream's log messages about the request, and a
+// pause of its stream, reach n when it is not nil.
+func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, send func(ctx context.Context, s *session) (any, error)) (json.RawMessage, error) {
 	sk := l.current()
 	timeout := sk.CallTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -130,7 +131,7 @@ func (l *link) relayed(ctx context.Context, send func(ctx context.Context, s *se
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
-	raw, err := s.call(ctx, func(ctx context.Context) (any, error) { return send(ctx, s) })
+	raw, err := s.notifyingCall(ctx, n, "", func(ctx context.Context) (any, error) { return send(ctx, s) })
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
@@ -238,7 +239,7 @@ func (m *Manager) readResource(ctx context.Context, f *mcpgate.Forward) (json.Ra
 		return nil, err
 	}
 	p.URI = uri
-	return l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return s.cs.ReadResource(ctx, &p) })
+	return l.relayed(ctx, f.Notifier, func(ctx context.Context, s *session) (any, error) { return s.cs.ReadResource(ctx, &p) })
 }
 
 // getPrompt relays prompts/get to the skill offering the prompt.
@@ -252,7 +253,7 @@ func (m *Manager) getPrompt(ctx context.Context, f *mcpgate.Forward) (json.RawMe
 		return nil, err
 	}
 	p.Name = name
-	return l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return s.cs.GetPrompt(ctx, &p) })
+	return l.relayed(ctx, f.Notifier, func(ctx context.Context, s *session) (any, error) { return s.cs.GetPrompt(ctx, &p) })
 }
 
 // complete relays completion/complete to the skill of the prompt or
@@ -275,7 +276,7 @@ func (m *Manager) complete(ctx context.Context, f *mcpgate.Forward) (json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	return l.relayed(ctx, func(ctx context.Context, s *session) (any, error) { return s.cs.Complete(ctx, &p) })
+	return l.relayed(ctx, f.Notifier, func(ctx context.Context, s *session) (any, error) { return s.cs.Complete(ctx, &p) })
 }
 
 // subscription relays resources/subscribe and resources/unsubscribe: the
@@ -296,7 +297,7 @@ func (m *Manager) subscription(ctx context.Context, f *mcpgate.Forward) (json.Ra
 	if (subscribe && !first) || (!subscribe && !last) {
 		return json.RawMessage(`{}`), nil
 	}
-	_, err = l.relayed(ctx, func(ctx context.Context, s *session) (any, error) {
+	_, err = l.relayed(ctx, nil, func(ctx context.Context, s *session) (any, error) {
 		if subscribe {
 			return struct{}{}, s.cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri})
 		}

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 Upstream log messages are part of MCP 2025-11-25, the revision relayed here.
+
 package upstream
 
 import (
@@ -150,4 +152,34 @@ func TestSSEBodyBoundsAnEvent(t *testing.T) {
 		t.Fatalf("err %v, lost %v: an endless event must fail the stream", err, c.lostError())
 	}
 	mustContain(t, "error", err.Error(), "exceeds")
+}
+
+func TestRelayedReadPassesLogsAndPause(t *testing.T) {
+	s := newServer()
+	s.AddResource(&sdk.Resource{URI: "test://slow", Name: "slow"}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Data: "reading"})
+		req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, Text: "slow text"}}}, nil
+	})
+	u := mustUpstreamWith(t, s, &sdk.StreamableHTTPOptions{EventStore: sdk.NewMemoryEventStore(nil)}, nil)
+	sk := httpSkill("s1", u.url())
+	store := newMemStore(sk)
+	m := newManager(t, store, nil, nil)
+	m.Sync(context.Background(), []*mcpgate.Skill{sk})
+	waitFor(t, "connected", func() bool { return store.healthOf("agent1", "s1").State == mcpgate.HealthConnected })
+
+	f := forward("resources/read", `{"uri":"test://slow"}`)
+	n := &pausingNotifier{}
+	f.Notifier = n
+	mustContain(t, "resources/read", mustRelay(t, m, f), `"slow text"`)
+	n.mu.Lock()
+	if diff := cmp.Diff([]string{`warning "reading"`}, n.logs); diff != "" {
+		t.Errorf("logs (-want +got):\n%s", diff)
+	}
+	n.mu.Unlock()
+	n.pmu.Lock()
+	defer n.pmu.Unlock()
+	if diff := cmp.Diff([]time.Duration{10 * time.Millisecond}, n.pauses); diff != "" {
+		t.Errorf("pauses (-want +got):\n%s", diff)
+	}
 }
