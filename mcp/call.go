@@ -13,13 +13,28 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
+// requestMeta is what every request that may stream (tools/call or a
+// relayed one) reads from its params' _meta member. (It is a named field
+// of the params, not embedded: encoding/json would name an embedded type
+// in the paths of its decoding errors.)
+type requestMeta struct {
+	ProgressToken json.RawMessage `json:"progressToken"`
+}
+
+// progressToken returns the request's progress token, refusing one that is
+// neither a string nor an integer; an absent one is nil.
+func (m *requestMeta) progressToken() (json.RawMessage, error) {
+	if m.ProgressToken != nil && !validID(m.ProgressToken) {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: _meta.progressToken must be a string or an integer")
+	}
+	return m.ProgressToken, nil
+}
+
 // callParams is what tools/call reads from the client.
 type callParams struct {
 	Name      json.RawMessage `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-	Meta      struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-	} `json:"_meta"`
+	Meta      requestMeta     `json:"_meta"`
 }
 
 // parseCall checks tools/call params: a string name, an optional object of
@@ -41,39 +56,32 @@ func parseCall(params json.RawMessage) (name string, args, token json.RawMessage
 	default:
 		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: params.arguments must be an object")
 	}
-	token = p.Meta.ProgressToken
-	if err := checkProgressToken(token); err != nil {
+	token, err = p.Meta.progressToken()
+	if err != nil {
 		return "", nil, nil, err
 	}
 	return name, args, token, nil
 }
 
-// checkProgressToken refuses a progress token that is neither a string nor
-// an integer; an absent one is fine.
-func checkProgressToken(token json.RawMessage) error {
-	if token != nil && !validID(token) {
-		return mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: _meta.progressToken must be a string or an integer")
-	}
-	return nil
+// streamed reports whether a request runs with runStreamed: tools/call and
+// the relayed methods, which may stream and be cancelled.
+func (s *Server) streamed(method string) bool {
+	return method == "tools/call" || s.relays(method)
 }
 
-// runFunc runs one request that may stream (tools/call or a relayed one)
-// and returns its response; cancelled reports that its context was
-// canceled.
-type runFunc func(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool)
-
-// serveStreamed runs a request with run and replies: JSON, or SSE if
-// notifications or requests went out first (or the client wants SSE).
-func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message, run runFunc) {
+// serveStreamed runs a request for which streamed holds and replies: JSON,
+// or SSE if notifications or requests went out first (or the client wants
+// SSE).
+func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
 	reply := s.newCallReply(r, w, ls, acc).start(s.pausers != nil && s.pausers.MayPause(agent))
 	if reply.paused == nil {
-		resp, cancelled := run(ls, agent, cred, m, reply)
+		resp, cancelled := s.runStreamed(ls, agent, cred, m, reply)
 		if !reply.finish(resp, cancelled) {
 			writeJSON(w, http.StatusOK, resp)
 		}
 		return
 	}
-	s.servePausable(w, ls, reply, func() ([]byte, bool) { return run(ls, agent, cred, m, reply) })
+	s.servePausable(w, ls, reply, func() ([]byte, bool) { return s.runStreamed(ls, agent, cred, m, reply) })
 }
 
 // outcome is the response of a request that ran, and whether it was
@@ -109,26 +117,31 @@ func (s *Server) servePausable(w http.ResponseWriter, ls *liveSession, reply *ca
 	}
 }
 
-// runCall runs one tools/call and returns its response. cancelled reports
-// that the call's context was canceled (by notifications/cancelled, the end
-// of the session or Server.Close); resp is then a -32800 error.
+// runStreamed runs a request for which streamed holds and returns its
+// response. cancelled reports that the request's context was canceled (by
+// notifications/cancelled, the end of the session or Server.Close); resp
+// is then a -32800 error.
+func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
+	if m.method == "tools/call" {
+		return s.runCall(ls, agent, cred, m, reply)
+	}
+	return s.runRelay(ls, agent, cred, m, reply)
+}
+
+// runCall runs one tools/call, as runStreamed does.
 func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
 	name, args, token, err := parseCall(m.Params)
 	if err != nil {
 		return s.errorResponse(ls, m, err), false
 	}
-	ctx, cancel, refused := s.startRequest(ls, m, reply, token)
-	if refused != nil {
-		return refused, false
-	}
-	defer ls.endCall(idKey(m.ID), cancel)
-	call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Credential: cred, SessionID: ls.id, Notifier: reply, Client: reply}
-	res, err := s.gateway.CallTool(ctx, call)
-	var result []byte
-	if err == nil {
-		result, err = encodeResult(name, res)
-	}
-	return s.finishRequest(ctx, ls, m, result, err)
+	return s.runRequest(ls, m, reply, token, func(ctx context.Context) ([]byte, error) {
+		call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Credential: cred, SessionID: ls.id, Notifier: reply, Client: reply}
+		res, err := s.gateway.CallTool(ctx, call)
+		if err != nil {
+			return nil, err
+		}
+		return encodeResult(name, res)
+	})
 }
 
 // encodeResult encodes a tool's result.
@@ -143,28 +156,25 @@ func encodeResult(name string, res *mcpgate.Result) ([]byte, error) {
 	return result, nil
 }
 
-// startRequest registers request m, which runs like a tools/call (it may
-// stream and be cancelled), as in flight under its id, with reply as its
-// Notifier and the given progress token. It returns the request's context
-// and its cancel function, to pass to endCall; or, when the id is already
-// in flight, the error response to send instead.
-func (s *Server) startRequest(ls *liveSession, m *message, reply *callReply, token json.RawMessage) (context.Context, context.CancelCauseFunc, []byte) {
+// runRequest runs request m, which may stream and be cancelled, with do:
+// m is in flight under its id meanwhile (so that notifications/cancelled
+// reaches do's context), with reply as its Notifier and token as its
+// progress token. It returns m's response: do's result, do's error, or
+// -32800 with cancelled set when the context was canceled; or, when the id
+// is already in flight, a -32600 error without running do.
+func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token json.RawMessage, do func(ctx context.Context) ([]byte, error)) (resp []byte, cancelled bool) {
 	reply.token = token
-	ctx, cancel, ok := ls.startCall(idKey(m.ID))
+	key := idKey(m.ID)
+	ctx, cancel, ok := ls.startCall(key)
 	if !ok {
-		return nil, nil, appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)})
+		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)}), false
 	}
-	return ctx, cancel, nil
-}
-
-// finishRequest returns the response to a request started with
-// startRequest: its result, its error, or -32800 with cancelled set when
-// its context was canceled.
-func (s *Server) finishRequest(ctx context.Context, ls *liveSession, m *message, result []byte, err error) (resp []byte, cancelled bool) {
-	if ctx.Err() != nil {
+	defer ls.endCall(key, cancel)
+	result, err := do(ctx)
+	switch {
+	case ctx.Err() != nil:
 		return appendError(nil, m.ID, &rpcError{Code: codeCancelled, Message: "Request cancelled"}), true
-	}
-	if err != nil {
+	case err != nil:
 		return s.errorResponse(ls, m, err), false
 	}
 	return appendResult(nil, m.ID, result), false

@@ -41,13 +41,10 @@ var requestCapability = map[string]string{
 // ClientCapabilities returns the capabilities the client declared at
 // initialize, "{}" when it declared none.
 func (c *callReply) ClientCapabilities() json.RawMessage {
-	c.ls.mu.Lock()
-	caps := c.ls.record.ClientCapabilities
-	c.ls.mu.Unlock()
-	if firstByte(caps) != '{' {
+	if firstByte(c.ls.clientCaps) != '{' {
 		return json.RawMessage("{}")
 	}
-	return caps
+	return c.ls.clientCaps
 }
 
 // RequestClient sends a request to the client and waits for its answer. A
@@ -173,19 +170,6 @@ func (ls *liveSession) emitOnGet(msg []byte) bool {
 	}
 	st.emit(msg)
 	return true
-}
-
-// appendRequest appends a JSON-RPC request; nil params are left out.
-func appendRequest(b []byte, id json.RawMessage, method string, params []byte) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"method":`...)
-	b = appendJSONString(b, method)
-	if len(params) > 0 {
-		b = append(b, `,"params":`...)
-		b = append(b, params...)
-	}
-	return append(b, '}')
 }
 
 // cancelledParams encodes the params of notifications/cancelled for

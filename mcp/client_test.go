@@ -167,7 +167,7 @@ func TestRequestClientOnGetStream(t *testing.T) {
 	jsonOnly := map[string]string{"Accept": "application/json"}
 
 	// Without a GET stream, a JSON-only client cannot be asked.
-	got := mustJSON(t, mustRPC(t, h, sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample"}}`))
+	got := mustJSON(t, h.mustRawRPC(t, sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample"}}`))
 	if err := <-errs; mcpgate.ErrorCode(err) != mcpgate.EUNAVAILABLE || errCode(got) != codeGateway {
 		t.Errorf("without a GET stream: %v, reply %v", err, got)
 	}

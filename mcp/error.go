@@ -9,7 +9,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// JSON-RPC error codes the endpoint sends (DESIGN.md, "Wire contracts").
+// JSON-RPC error codes the endpoint sends (docs/architecture.md, "Errors").
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600

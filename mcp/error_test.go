@@ -150,3 +150,13 @@ func TestDescribeDecodeError(t *testing.T) {
 		}
 	}
 }
+
+// TestMetaDecodeError checks that a malformed _meta is named by its JSON
+// path, by tools/call and by relayed requests alike.
+func TestMetaDecodeError(t *testing.T) {
+	params := json.RawMessage(`{"name":"x","_meta":5}`)
+	_, _, _, callErr := parseCall(params)
+	_, relayErr := parseProgressToken(params)
+	want := "Invalid params: _meta must be an object, not number"
+	diff(t, "errors", []string{want, want}, []string{mcpgate.ErrorMessage(callErr), mcpgate.ErrorMessage(relayErr)})
+}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/mcpgate/mcpgate"
@@ -67,11 +66,6 @@ func (s *Server) openGetStream(ls *liveSession) *stream {
 	defer ls.mu.Unlock()
 	ls.streams.replaceGet(st)
 	return st
-}
-
-// ended revalidates a session when due and reports whether it ended.
-func (s *Server) ended(ctx context.Context, ls *liveSession) bool {
-	return ls.due(s.now()) && s.revalidate(ctx, ls) != nil
 }
 
 // serveDelete ends the session: its calls are canceled, its streams close,

@@ -291,6 +291,17 @@ func (h *harness) mustRPC(tb testing.TB, sid, body string) map[string]any {
 	return mustJSON(tb, mustRead(tb, resp))
 }
 
+// mustRawRPC sends a request in a session, accepting only a JSON reply, and
+// returns the reply as it came.
+func (h *harness) mustRawRPC(tb testing.TB, sid, body string) string {
+	tb.Helper()
+	resp := h.do(tb, req{session: sid, body: body, header: map[string]string{"Accept": "application/json"}})
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("status %d", resp.StatusCode)
+	}
+	return mustRead(tb, resp)
+}
+
 func mustRead(tb testing.TB, resp *http.Response) string {
 	tb.Helper()
 	b, err := io.ReadAll(resp.Body)

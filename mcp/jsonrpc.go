@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // kind classifies a decoded JSON-RPC message.
@@ -201,8 +202,10 @@ func firstByte(b []byte) byte {
 	return 0
 }
 
-// appendResult appends a JSON-RPC success response.
+// appendResult appends a JSON-RPC success response, growing b once for it:
+// a tool's result may be large.
 func appendResult(b []byte, id json.RawMessage, result []byte) []byte {
+	b = slices.Grow(b, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(result))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":`...)
@@ -225,7 +228,19 @@ func appendError(b []byte, id json.RawMessage, e *rpcError) []byte {
 // appendNotification appends a JSON-RPC notification; nil params are left
 // out.
 func appendNotification(b []byte, method string, params []byte) []byte {
-	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	return appendMethod(append(b, `{"jsonrpc":"2.0"`...), method, params)
+}
+
+// appendRequest appends a JSON-RPC request; nil params are left out.
+func appendRequest(b []byte, id json.RawMessage, method string, params []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	return appendMethod(append(b, id...), method, params)
+}
+
+// appendMethod appends the method and params members of a request or
+// notification, and ends it; nil params are left out.
+func appendMethod(b []byte, method string, params []byte) []byte {
+	b = append(b, `,"method":`...)
 	b = appendJSONString(b, method)
 	if len(params) > 0 {
 		b = append(b, `,"params":`...)

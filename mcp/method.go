@@ -75,9 +75,6 @@ func (s *Server) setLevel(ctx context.Context, ls *liveSession, params json.RawM
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "unknown log level %q: use debug, info, notice, warning, error, critical, alert or emergency", p.Level)
 	}
 	ls.level.Store(int32(idx))
-	ls.mu.Lock()
-	ls.record.LogLevel = p.Level
-	ls.mu.Unlock()
 	if err := s.store.SetSessionLogLevel(ctx, ls.id, p.Level); err != nil {
 		return nil, err
 	}

@@ -96,12 +96,9 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcp
 	defer ls.release()
 	switch m.kind {
 	case kindRequest:
-		switch {
-		case m.method == "tools/call":
-			s.serveStreamed(w, r, ls, agent, cred, acc, m, s.runCall)
-		case s.relays(m.method):
-			s.serveStreamed(w, r, ls, agent, cred, acc, m, s.runRelay)
-		default:
+		if s.streamed(m.method) {
+			s.serveStreamed(w, r, ls, agent, cred, acc, m)
+		} else {
 			s.reply(w, r, ls, acc, s.answer(r, ls, agent, m))
 		}
 	case kindNotification:
@@ -152,11 +149,8 @@ func (s *Server) batchEntry(r *http.Request, ls *liveSession, agent *mcpgate.Age
 	case m.kind != kindRequest:
 	case m.method == "initialize":
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: initialize must not be part of a batch"})
-	case m.method == "tools/call":
-		resp, _ := s.runCall(ls, agent, cred, m, s.newCallReply(r, nil, ls, accepts{json: true}))
-		return resp
-	case s.relays(m.method):
-		resp, _ := s.runRelay(ls, agent, cred, m, s.newCallReply(r, nil, ls, accepts{json: true}))
+	case s.streamed(m.method):
+		resp, _ := s.runStreamed(ls, agent, cred, m, s.newCallReply(r, nil, ls, accepts{json: true}))
 		return resp
 	default:
 		return s.answer(r, ls, agent, m)

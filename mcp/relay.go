@@ -50,20 +50,15 @@ func (s *Server) relays(method string) bool {
 	return ok && s.relayer != nil
 }
 
-// runRelay runs one relayed request and returns its response, as runCall
-// does for tools/call.
+// runRelay runs one relayed request, as runStreamed does.
 func (s *Server) runRelay(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
 	token, err := parseProgressToken(m.Params)
 	if err != nil {
 		return s.errorResponse(ls, m, err), false
 	}
-	ctx, cancel, refused := s.startRequest(ls, m, reply, token)
-	if refused != nil {
-		return refused, false
-	}
-	defer ls.endCall(idKey(m.ID), cancel)
-	result, err := s.relay(ctx, agent, cred, ls, m, reply)
-	return s.finishRequest(ctx, ls, m, result, err)
+	return s.runRequest(ls, m, reply, token, func(ctx context.Context) ([]byte, error) {
+		return s.relay(ctx, agent, cred, ls, m, reply)
+	})
 }
 
 // relay checks that the agent has the method's capability and passes the
@@ -88,17 +83,12 @@ func (s *Server) relay(ctx context.Context, agent *mcpgate.Agent, cred *mcpgate.
 // string or an integer when present.
 func parseProgressToken(params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
-		Meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
+		Meta requestMeta `json:"_meta"`
 	}
 	if err := unmarshalParams(params, &p); err != nil {
 		return nil, err
 	}
-	if err := checkProgressToken(p.Meta.ProgressToken); err != nil {
-		return nil, err
-	}
-	return p.Meta.ProgressToken, nil
+	return p.Meta.progressToken()
 }
 
 // serverCapabilities returns initialize's capabilities for agent: tools and

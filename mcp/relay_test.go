@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +107,7 @@ func TestRelayedMethods(t *testing.T) {
 			if tt.params != "" {
 				body += `,"params":` + tt.params
 			}
-			got := mustRPC(t, h, sid, body+"}")
+			got := h.mustRawRPC(t, sid, body+"}")
 			diff(t, "reply", `{"jsonrpc":"2.0","id":3,`+tt.want[1:], got)
 		})
 	}
@@ -118,20 +117,10 @@ func TestRelayedMethods(t *testing.T) {
 	}
 }
 
-// mustRPC sends a request and returns the raw reply.
-func mustRPC(tb testing.TB, h *harness, sid, body string) string {
-	tb.Helper()
-	resp := h.do(tb, req{session: sid, body: body, header: map[string]string{"Accept": "application/json"}})
-	if resp.StatusCode != http.StatusOK {
-		tb.Fatalf("status %d", resp.StatusCode)
-	}
-	return mustRead(tb, resp)
-}
-
 func TestRelayWithoutRelayer(t *testing.T) {
 	h := mustHarness(t, nil)
 	sid := h.mustInit(t, "2025-11-25", nil)
-	got := mustRPC(t, h, sid, `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)
+	got := h.mustRawRPC(t, sid, `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)
 	diff(t, "reply", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: \"prompts/list\""}}`, got)
 }
 
@@ -151,7 +140,7 @@ func TestRelayedErrorsPassThrough(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			diff(t, "reply", tt.want, mustRPC(t, h, sid, tt.body))
+			diff(t, "reply", tt.want, h.mustRawRPC(t, sid, tt.body))
 		})
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -24,20 +25,22 @@ const (
 	sessionIDLen = 32
 )
 
-// liveSession is a session this replica serves: the stored record plus what
-// lives only in memory, its calls in flight and its SSE streams.
+// liveSession is a session this replica serves: what it needs of the
+// stored record plus what lives only in memory, its calls in flight and its
+// SSE streams.
 type liveSession struct {
 	id, agentID, identity, version string
+	clientCaps                     json.RawMessage // declared at initialize
 	// ctx is canceled when the session ends here (DELETE, ended elsewhere,
 	// evicted, or Server.Close); calls and streams derive from it.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	level  atomic.Int32 // minimum index into logLevels of notifications/message
+	level  atomic.Int32 // minimum severity (see levelIndex) of notifications/message
 	active atomic.Int32 // requests being served
 	ended  atomic.Bool  // end has run
 
 	mu        sync.Mutex
-	record    mcpgate.Session
+	seenAt    time.Time // LastSeenAt as last written to the store
 	checkedAt time.Time
 	usedAt    time.Time
 	calls     map[string]context.CancelCauseFunc
@@ -52,8 +55,8 @@ func (s *Server) newLive(rec *mcpgate.Session) *liveSession {
 	ctx, cancel := context.WithCancelCause(s.base)
 	now := s.now()
 	ls := &liveSession{
-		id: rec.ID, agentID: rec.AgentID, identity: rec.Identity, version: rec.ProtocolVersion,
-		ctx: ctx, cancel: cancel, record: *rec, checkedAt: now, usedAt: now,
+		id: rec.ID, agentID: rec.AgentID, identity: rec.Identity, version: rec.ProtocolVersion, clientCaps: rec.ClientCapabilities,
+		ctx: ctx, cancel: cancel, seenAt: rec.LastSeenAt, checkedAt: now, usedAt: now,
 	}
 	ls.level.Store(int32(levelOrDefault(rec.LogLevel)))
 	return ls
@@ -119,11 +122,9 @@ func (s *Server) lookup(ctx context.Context, id string) (*liveSession, error) {
 	if ls == nil {
 		return s.load(ctx, id)
 	}
-	if ls.due(s.now()) {
-		if err := s.revalidate(ctx, ls); err != nil {
-			ls.release()
-			return nil, err
-		}
+	if s.ended(ctx, ls) {
+		ls.release()
+		return nil, sessionNotFound(id)
 	}
 	return ls, nil
 }
@@ -238,22 +239,25 @@ func (s *Server) forgetLocked(ls *liveSession) {
 	}
 }
 
-// revalidate checks a cached session against the store, and drops it if it
-// ended. A store failure keeps the session serving from the cache.
-func (s *Server) revalidate(ctx context.Context, ls *liveSession) error {
+// ended revalidates a session when due and reports whether it ended.
+func (s *Server) ended(ctx context.Context, ls *liveSession) bool {
+	return ls.due(s.now()) && s.revalidate(ctx, ls)
+}
+
+// revalidate checks a cached session against the store, drops it if it
+// ended and reports whether it did. A store failure keeps the session
+// serving from the cache.
+func (s *Server) revalidate(ctx context.Context, ls *liveSession) bool {
 	rec, err := s.store.FindSession(ctx, ls.id)
 	if code := mcpgate.ErrorCode(err); code == mcpgate.ENOTFOUND || (err == nil && rec.EndedAt != nil) {
 		s.drop(ls, mcpgate.Errorf(mcpgate.ECANCELED, "the session ended"))
-		return sessionNotFound(ls.id)
+		return true
 	} else if err != nil {
 		s.log.Warn("mcp: revalidate session", "session", ls.id, "err", err)
-		return nil
+		return false
 	}
-	ls.mu.Lock()
-	ls.record.LogLevel = rec.LogLevel
-	ls.mu.Unlock()
 	ls.level.Store(int32(levelOrDefault(rec.LogLevel)))
-	return nil
+	return false
 }
 
 // touch records that the session was used, writing LastSeenAt to the store
@@ -262,11 +266,11 @@ func (s *Server) touch(ctx context.Context, ls *liveSession) {
 	now := s.now()
 	ls.mu.Lock()
 	ls.usedAt = now
-	if now.Sub(ls.record.LastSeenAt) < touchEvery {
+	if now.Sub(ls.seenAt) < touchEvery {
 		ls.mu.Unlock()
 		return
 	}
-	ls.record.LastSeenAt = now
+	ls.seenAt = now
 	ls.mu.Unlock()
 	if err := s.store.TouchSession(ctx, ls.id, now); err != nil {
 		s.log.Warn("mcp: record session last seen", "session", ls.id, "err", err)

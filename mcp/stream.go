@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,7 +141,9 @@ func parseEventID(id string) (streamID string, seq uint64, ok bool) {
 
 // appendEvent appends an SSE event. msg is JSON, whose line breaks can only
 // be whitespace between tokens, so each line becomes its own data field.
+// b grows once for a msg of one line, as the gateway's own messages are.
 func appendEvent(b []byte, id string, msg []byte) []byte {
+	b = slices.Grow(b, len("id: \ndata: \n\n")+len(id)+len(msg))
 	b = append(b, "id: "...)
 	b = append(b, id...)
 	b = append(b, '\n')
