@@ -1,6 +1,6 @@
 // Package auth authenticates requests: API keys (user keys oag_… and agent
 // keys bak_…) from request headers, and user passwords. OAuth 2.1 access
-// tokens join here in their own files.
+// tokens are verified by package auth/oauth, behind the Tokens interface.
 //
 // It depends on the root package only; it must not import a store, the
 // transport or a backend.

@@ -19,6 +19,9 @@ const (
 	argonKeyLen  = 32
 )
 
+// MinPasswordLen is the shortest password the API and the CLI accept.
+const MinPasswordLen = 8
+
 // HashPassword returns a PHC-formatted argon2id hash of password.
 func HashPassword(password string) (string, error) {
 	salt := make([]byte, 16)

@@ -58,10 +58,10 @@ type apiErrorDetail struct {
 }
 
 // writeAPIError writes err as the management API's error body with its
-// status. It is the one place where errors become HTTP: EINVALID 400,
-// EUNAUTHORIZED 401, EFORBIDDEN 403, ENOTFOUND 404, ECONFLICT 409,
-// ETOOLARGE 413, ETIMEOUT 504 (fetching an OpenAPI document), and 500 with a generic message for anything else, whose
-// cause is logged.
+// status. It is the one place where management API errors become HTTP:
+// the status is the one mcp.HTTPStatus gives the error's code (EINVALID
+// 400, ENOTFOUND 404, EUNAVAILABLE 503, ...) unless an apiError overrides
+// it, and a 500 gets a generic message while its cause is logged.
 func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, err error) {
 	code := mcpgate.ErrorCode(err)
 	body := apiErrorBody{Error: apiErrorDetail{Code: code, Message: mcpgate.ErrorMessage(err)}}

@@ -101,7 +101,10 @@ func jsonFields(v any) []string {
 	return out
 }
 
-func TestOpenAPIBodiesMatchInputs(t *testing.T) {
+// checkSchemaFields fails unless each named schema of the OpenAPI
+// document has exactly the JSON fields of its Go struct.
+func checkSchemaFields(tb testing.TB, structs map[string]any) {
+	tb.Helper()
 	var doc struct {
 		Components struct {
 			Schemas map[string]struct {
@@ -110,16 +113,20 @@ func TestOpenAPIBodiesMatchInputs(t *testing.T) {
 		} `json:"components"`
 	}
 	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	for schema, input := range map[string]any{
+	for schema, v := range structs {
+		props := slices.Sorted(maps.Keys(doc.Components.Schemas[schema].Properties))
+		if diff := cmp.Diff(jsonFields(v), props); diff != "" {
+			tb.Errorf("%s: the Go fields (-) and the document's (+) differ:\n%s", schema, diff)
+		}
+	}
+}
+
+func TestOpenAPIBodiesMatchInputs(t *testing.T) {
+	checkSchemaFields(t, map[string]any{
 		"AgentCreate": agentCreate{}, "AgentPatch": agentPatch{}, "SkillInput": skillInput{},
 		"Tool": mcpgate.Tool{}, "Request": mcpgate.Request{}, "KeyCreate": keyCreate{},
 		"UserCreate": userCreate{}, "UserPatch": userPatch{}, "ImportRequest": importRequest{},
-	} {
-		props := slices.Sorted(maps.Keys(doc.Components.Schemas[schema].Properties))
-		if diff := cmp.Diff(jsonFields(input), props); diff != "" {
-			t.Errorf("%s: the Go input's fields (-) and the document's (+) differ:\n%s", schema, diff)
-		}
-	}
+	})
 }

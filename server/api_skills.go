@@ -180,7 +180,7 @@ func (s *Server) handleSkillDelete(w http.ResponseWriter, r *http.Request, c *ca
 	name := r.PathValue("skill")
 	_, err = s.editSkill(r.Context(), c, a.ID, name, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur == nil {
-			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, name)
+			return nil, noSkill(a.ID, name)
 		}
 		return nil, nil
 	})

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -43,15 +44,12 @@ func (s *Server) handleToolCreate(w http.ResponseWriter, r *http.Request, c *cal
 	if err != nil {
 		return err
 	}
-	_, err = s.editSkill(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
-		if cur == nil {
-			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
-		}
+	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) error {
 		if toolIndex(cur, t.Name) >= 0 {
-			return nil, fieldErrorf(mcpgate.ECONFLICT, "name", "skill %q has a tool %q already; PUT it to replace it", cur.Name, t.Name)
+			return fieldErrorf(mcpgate.ECONFLICT, "name", "skill %q has a tool %q already; PUT it to replace it", cur.Name, t.Name)
 		}
 		cur.Tools = append(cur.Tools, &t)
-		return cur, nil
+		return nil
 	})
 	if err != nil {
 		return err
@@ -73,17 +71,14 @@ func (s *Server) handleToolPut(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	t.Name = name
 	created := false
-	_, err = s.editSkill(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
-		if cur == nil {
-			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
-		}
+	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) error {
 		if i := toolIndex(cur, name); i >= 0 {
 			cur.Tools[i] = &t
 		} else {
 			created = true
 			cur.Tools = append(cur.Tools, &t)
 		}
-		return cur, nil
+		return nil
 	})
 	if err != nil {
 		return err
@@ -100,19 +95,16 @@ func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *cal
 		return err
 	}
 	name := r.PathValue("tool")
-	_, err = s.editSkill(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
-		if cur == nil {
-			return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", a.ID, r.PathValue("skill"))
-		}
+	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) error {
 		i := toolIndex(cur, name)
 		if i < 0 {
-			return nil, noTool(cur, name)
+			return noTool(cur, name)
 		}
 		if len(cur.Tools) == 1 {
-			return nil, fieldErrorf(mcpgate.EINVALID, "tools", "%q is the last tool of skill %q, which needs at least one; delete the skill instead", name, cur.Name)
+			return fieldErrorf(mcpgate.EINVALID, "tools", "%q is the last tool of skill %q, which needs at least one; delete the skill instead", name, cur.Name)
 		}
 		cur.Tools = slices.Delete(cur.Tools, i, i+1)
-		return cur, nil
+		return nil
 	})
 	if err != nil {
 		return err
@@ -121,9 +113,30 @@ func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *cal
 	return nil
 }
 
+// editTools changes the tools of an agent's existing skill through
+// editSkill; edit changes cur in place and may run twice. Returns
+// ENOTFOUND when the agent has no such skill.
+func (s *Server) editTools(ctx context.Context, c *caller, agentID, skill string, edit func(cur *mcpgate.Skill) error) error {
+	_, err := s.editSkill(ctx, c, agentID, skill, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+		if cur == nil {
+			return nil, noSkill(agentID, skill)
+		}
+		if err := edit(cur); err != nil {
+			return nil, err
+		}
+		return cur, nil
+	})
+	return err
+}
+
 // toolIndex returns the index of a skill's named tool, or -1.
 func toolIndex(sk *mcpgate.Skill, name string) int {
 	return slices.IndexFunc(sk.Tools, func(t *mcpgate.Tool) bool { return t.Name == name })
+}
+
+// noSkill is ENOTFOUND for a skill an agent lacks.
+func noSkill(agentID, name string) error {
+	return mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no skill %q", agentID, name)
 }
 
 // noTool is ENOTFOUND for a tool a skill lacks.

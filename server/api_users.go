@@ -36,9 +36,6 @@ type userPatch struct {
 	Password *string `json:"password"`
 }
 
-// minPasswordLen is the shortest password accepted, as by the CLI.
-const minPasswordLen = 8
-
 // handleUserList lists every user.
 func (s *Server) handleUserList(w http.ResponseWriter, r *http.Request, c *caller) error {
 	users, err := s.opts.Store.ListUsers(r.Context())
@@ -158,8 +155,8 @@ func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request, c *cal
 
 // hashPassword checks a password's length and hashes it.
 func hashPassword(pw string) (string, error) {
-	if len(pw) < minPasswordLen {
-		return "", fieldErrorf(mcpgate.EINVALID, "password", "must have at least %d characters", minPasswordLen)
+	if len(pw) < auth.MinPasswordLen {
+		return "", fieldErrorf(mcpgate.EINVALID, "password", "must have at least %d characters", auth.MinPasswordLen)
 	}
 	return auth.HashPassword(pw)
 }

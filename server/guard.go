@@ -88,14 +88,22 @@ const corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Pr
 
 // check returns EFORBIDDEN for a foreign Host or Origin.
 func (g *guard) check(r *http.Request) error {
-	if host := hostOnly(r.Host); !g.hosts[host] {
-		return mcpgate.Errorf(mcpgate.EFORBIDDEN, "host %q is not served here; set --public-url or --allowed-hosts to the name clients use", host)
+	if err := g.checkHost(r); err != nil {
+		return err
 	}
 	origin := r.Header.Get("Origin")
 	if origin == "" || g.origins[strings.ToLower(origin)] || (g.loopback && isLoopbackOrigin(origin)) {
 		return nil
 	}
 	return mcpgate.Errorf(mcpgate.EFORBIDDEN, "origin %q is not allowed; add it with --allowed-origins", origin)
+}
+
+// checkHost returns EFORBIDDEN for a foreign Host.
+func (g *guard) checkHost(r *http.Request) error {
+	if host := hostOnly(r.Host); !g.hosts[host] {
+		return mcpgate.Errorf(mcpgate.EFORBIDDEN, "host %q is not served here; set --public-url or --allowed-hosts to the name clients use", host)
+	}
+	return nil
 }
 
 // isLoopbackOrigin reports whether an Origin is a page served from this

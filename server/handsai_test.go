@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -256,16 +255,8 @@ func (h *handsAITest) post(tb testing.TB, path, token, body string) (int, http.H
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(b)
+	r := doRequest(tb, req)
+	return r.status, r.header, r.body
 }
 
 // mustEqualHandsAIJSON compares two JSON documents as values.

@@ -40,7 +40,6 @@ func (s *Server) oauthRoutes() {
 		open := s.measure(pattern, s.openToBrowsers(h))
 		s.mux.Handle(pattern, open)
 		s.mux.Handle("OPTIONS "+path, open) // preflights
-
 	}
 }
 
@@ -48,8 +47,8 @@ func (s *Server) oauthRoutes() {
 // the response, answering preflights itself.
 func (s *Server) openToBrowsers(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if host := hostOnly(r.Host); !s.guard.hosts[host] {
-			mcp.WriteHTTPError(w, mcpgate.Errorf(mcpgate.EFORBIDDEN, "host %q is not served here; set --public-url or --allowed-hosts to the name clients use", host))
+		if err := s.guard.checkHost(r); err != nil {
+			mcp.WriteHTTPError(w, err)
 			return
 		}
 		if r.Header.Get("Origin") != "" {

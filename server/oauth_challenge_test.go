@@ -26,10 +26,10 @@ func TestOAuthChallengeInvalidToken(t *testing.T) {
 		{"unknown API key", "/shop/mcp", "oag_nosuchkey", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := f.call(t, http.MethodPost, tt.path, tt.bearer)
-			got := resp.Header.Get("WWW-Authenticate")
-			if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(got, `resource_metadata=`) {
-				t.Fatalf("%d %q (%s), want 401 with a challenge", resp.StatusCode, got, body)
+			r := f.call(t, http.MethodPost, tt.path, tt.bearer)
+			got := r.header.Get("WWW-Authenticate")
+			if r.status != http.StatusUnauthorized || !strings.Contains(got, `resource_metadata=`) {
+				t.Fatalf("%d %q (%s), want 401 with a challenge", r.status, got, r.body)
 			}
 			if strings.Contains(got, `error="invalid_token"`) != tt.invalid {
 				t.Errorf("WWW-Authenticate = %q; invalid_token wanted: %v", got, tt.invalid)
@@ -45,13 +45,9 @@ func TestOAuthChallengeInvalidToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.SetBasicAuth("alice", "pw")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || got == "" || strings.Contains(got, "error=") {
-			t.Errorf("Basic credentials: %d %q, want 401 with a challenge without an error code", resp.StatusCode, got)
+		r := doRequest(t, req)
+		if got := r.header.Get("WWW-Authenticate"); r.status != http.StatusUnauthorized || got == "" || strings.Contains(got, "error=") {
+			t.Errorf("Basic credentials: %d %q, want 401 with a challenge without an error code", r.status, got)
 		}
 	})
 	t.Run("agent not MCP-enabled", func(t *testing.T) {
@@ -67,10 +63,10 @@ func TestOAuthChallengeInvalidToken(t *testing.T) {
 		if err := f.reg.Reload(ctx); err != nil {
 			t.Fatal(err)
 		}
-		resp, body := f.call(t, http.MethodPost, "/shop/mcp", shop)
-		got := resp.Header.Get("WWW-Authenticate")
-		if resp.StatusCode != http.StatusUnauthorized || strings.Contains(got, "invalid_token") {
-			t.Errorf("%d %q (%s), want 401 without invalid_token", resp.StatusCode, got, body)
+		r := f.call(t, http.MethodPost, "/shop/mcp", shop)
+		got := r.header.Get("WWW-Authenticate")
+		if r.status != http.StatusUnauthorized || strings.Contains(got, "invalid_token") {
+			t.Errorf("%d %q (%s), want 401 without invalid_token", r.status, got, r.body)
 		}
 	})
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -117,7 +116,7 @@ func (f *oauthFixture) mustToken(tb testing.TB, aud string, agents ...string) st
 }
 
 // call sends a request with an Authorization bearer ("" for none).
-func (f *oauthFixture) call(tb testing.TB, method, path, bearer string) (*http.Response, string) {
+func (f *oauthFixture) call(tb testing.TB, method, path, bearer string) *apiReply {
 	tb.Helper()
 	req, err := http.NewRequest(method, f.base+path, nil)
 	if err != nil {
@@ -126,41 +125,27 @@ func (f *oauthFixture) call(tb testing.TB, method, path, bearer string) (*http.R
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return resp, string(body)
+	return doRequest(tb, req)
 }
 
 func TestOAuthRoutes(t *testing.T) {
 	f := mustOAuthFixture(t)
-	resp, body := f.call(t, http.MethodGet, "/.well-known/oauth-authorization-server", "")
+	r := f.call(t, http.MethodGet, "/.well-known/oauth-authorization-server", "")
 	var meta map[string]any
-	if err := json.Unmarshal([]byte(body), &meta); err != nil || resp.StatusCode != 200 || meta["issuer"] != f.base {
-		t.Fatalf("metadata: %d %s", resp.StatusCode, body)
+	if err := json.Unmarshal([]byte(r.body), &meta); err != nil || r.status != 200 || meta["issuer"] != f.base {
+		t.Fatalf("metadata: %d %s", r.status, r.body)
 	}
-	resp, body = f.call(t, http.MethodGet, "/.well-known/oauth-protected-resource/shop/mcp", "")
-	if resp.StatusCode != 200 || !strings.Contains(body, `"resource":"`+f.base+`/shop/mcp"`) {
-		t.Fatalf("resource metadata: %d %s", resp.StatusCode, body)
+	r = f.call(t, http.MethodGet, "/.well-known/oauth-protected-resource/shop/mcp", "")
+	if r.status != 200 || !strings.Contains(r.body, `"resource":"`+f.base+`/shop/mcp"`) {
+		t.Fatalf("resource metadata: %d %s", r.status, r.body)
 	}
 	req, err := http.NewRequest(http.MethodGet, f.base+"/.well-known/oauth-authorization-server", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Host = "evil.example"
-	r, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Body.Close()
-	if r.StatusCode != http.StatusForbidden {
-		t.Errorf("foreign Host: %d, want 403 from the guard", r.StatusCode)
+	if r := doRequest(t, req); r.status != http.StatusForbidden {
+		t.Errorf("foreign Host: %d, want 403 from the guard", r.status)
 	}
 }
 
@@ -182,11 +167,11 @@ func TestOAuthChallenges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := f.call(t, http.MethodPost, tt.path, tt.bearer)
-			if resp.StatusCode != tt.status {
-				t.Fatalf("status = %d (%s), want %d", resp.StatusCode, body, tt.status)
+			r := f.call(t, http.MethodPost, tt.path, tt.bearer)
+			if r.status != tt.status {
+				t.Fatalf("status = %d (%s), want %d", r.status, r.body, tt.status)
 			}
-			got := resp.Header.Get("WWW-Authenticate")
+			got := r.header.Get("WWW-Authenticate")
 			if (tt.challenge == "") != (got == "") || !strings.Contains(got, tt.challenge) {
 				t.Errorf("WWW-Authenticate = %q, want %q", got, tt.challenge)
 			}
@@ -214,13 +199,9 @@ func TestOAuthCORS(t *testing.T) {
 			}
 			req.Header.Set("Origin", tc.origin)
 			req.Header.Set("Access-Control-Request-Method", "POST")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != tc.status || resp.Header.Get("Access-Control-Allow-Origin") != tc.allowOrigin {
-				t.Errorf("%d, Access-Control-Allow-Origin %q; want %d, %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), tc.status, tc.allowOrigin)
+			r := doRequest(t, req)
+			if r.status != tc.status || r.header.Get("Access-Control-Allow-Origin") != tc.allowOrigin {
+				t.Errorf("%d, Access-Control-Allow-Origin %q; want %d, %q", r.status, r.header.Get("Access-Control-Allow-Origin"), tc.status, tc.allowOrigin)
 			}
 		})
 	}

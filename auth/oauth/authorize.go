@@ -92,7 +92,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	user := s.currentUser(r)
 	if user == nil {
-		s.render(w, http.StatusOK, "login", &loginPage{ClientName: clientName(ar.client), Request: ar.query.Encode(), CSRF: s.csrfToken(w, r)})
+		s.render(w, http.StatusOK, "login", s.newLoginPage(w, r, ar))
 		return
 	}
 	g, err := s.opts.Store.FindOAuthGrant(r.Context(), user.ID, ar.client.ID)

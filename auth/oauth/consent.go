@@ -44,8 +44,9 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	user := s.currentUser(r)
 	if user == nil {
-		s.render(w, http.StatusUnauthorized, "login", &loginPage{ClientName: clientName(ar.client), Request: ar.query.Encode(),
-			CSRF: s.csrfToken(w, r), Error: "Your sign-in expired; sign in again."})
+		page := s.newLoginPage(w, r, ar)
+		page.Error = "Your sign-in expired; sign in again."
+		s.render(w, http.StatusUnauthorized, "login", page)
 		return
 	}
 	if r.PostFormValue("decision") != "allow" {

@@ -2,10 +2,8 @@ package oauth
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -30,11 +28,7 @@ func secureCookies(base string) bool {
 	if err != nil {
 		return false
 	}
-	if u.Scheme == "https" || strings.EqualFold(u.Hostname(), "localhost") {
-		return true
-	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && ip.IsLoopback()
+	return u.Scheme == "https" || isLoopbackHost(u.Hostname())
 }
 
 // cookieName returns the name of a cookie as this server sets it.
@@ -114,9 +108,7 @@ func (s *Server) sessionUserID(r *http.Request) string {
 func (s *Server) csrfToken(w http.ResponseWriter, r *http.Request) string {
 	seed := s.cookie(r, csrfCookie)
 	if len(seed) < 32 {
-		b := make([]byte, 32)
-		_, _ = rand.Read(b) // crypto/rand never fails on supported platforms
-		seed = base64.RawURLEncoding.EncodeToString(b)
+		seed = randomToken()
 		s.setCookie(w, csrfCookie, seed, 0)
 	}
 	return mac(s.keys.signing().Secret, "csrf", seed)

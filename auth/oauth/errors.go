@@ -29,11 +29,6 @@ func writeOAuthError(w http.ResponseWriter, e *oauthError) {
 	writeJSONStatus(w, e.Status, e)
 }
 
-// writeJSONError writes an OAuth-shaped error with a status.
-func writeJSONError(w http.ResponseWriter, status int, code, description string) {
-	writeJSONStatus(w, status, &oauthError{Code: code, Description: description})
-}
-
 // writeJSONStatus writes v as an uncacheable JSON response.
 func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -90,7 +90,7 @@ func fuzzServer() (*Server, time.Time) {
 // its header says.
 func FuzzAccessToken(f *testing.F) {
 	s, now := fuzzServer()
-	tok, _, err := s.signAccessToken(&tokenFamily{family: &mcpgate.OAuthFamily{ID: "fam_1", UserID: "u", ClientID: "c"},
+	tok, err := s.signAccessToken(&tokenFamily{family: &mcpgate.OAuthFamily{ID: "fam_1", UserID: "u", ClientID: "c"},
 		resource: "https://gw.example/shop/mcp", scope: "mcp", agents: []string{"shop"}})
 	if err != nil {
 		f.Fatal(err)

@@ -190,6 +190,14 @@ func (f *fixture) callMCP(tb testing.TB, agent, token string) (int, string) {
 // do sends a request and returns the status and body.
 func do(tb testing.TB, c *http.Client, req *http.Request) (int, string) {
 	tb.Helper()
+	resp, body := roundTrip(tb, c, req)
+	return resp.StatusCode, body
+}
+
+// roundTrip sends a request and returns the response, its body read and
+// closed.
+func roundTrip(tb testing.TB, c *http.Client, req *http.Request) (*http.Response, string) {
+	tb.Helper()
 	resp, err := c.Do(req)
 	if err != nil {
 		tb.Fatal(err)
@@ -199,7 +207,7 @@ func do(tb testing.TB, c *http.Client, req *http.Request) (int, string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return resp.StatusCode, string(body)
+	return resp, string(body)
 }
 
 // client is a registered client as the tests use it.
@@ -301,16 +309,8 @@ func (b *browser) post(tb testing.TB, u string, form url.Values) *page {
 
 func (b *browser) send(tb testing.TB, req *http.Request) *page {
 	tb.Helper()
-	resp, err := b.c.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &page{status: resp.StatusCode, body: string(body), location: resp.Header.Get("Location"), header: resp.Header}
+	resp, body := roundTrip(tb, b.c, req)
+	return &page{status: resp.StatusCode, body: body, location: resp.Header.Get("Location"), header: resp.Header}
 }
 
 // hiddenPattern finds a hidden form field.
@@ -450,7 +450,7 @@ func (f *fixture) refresh(tb testing.TB, c *client, refreshToken string) *tokenR
 	return f.token(tb, c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}})
 }
 
-// mustOAuthError fails unless t is the given OAuth error.
+// mustError fails unless t is the given OAuth error.
 func (t *tokenResponse) mustError(tb testing.TB, status int, code string) {
 	tb.Helper()
 	if t.status != status || t.Error != code {

@@ -29,16 +29,15 @@ type tokenFamily struct {
 }
 
 // signAccessToken returns an HS256 JWT for the family, signed with the
-// newest key, and its expiry.
-func (s *Server) signAccessToken(tf *tokenFamily) (string, time.Time, error) {
+// newest key, expiring after AccessTTL.
+func (s *Server) signAccessToken(tf *tokenFamily) (string, error) {
 	now := s.opts.Now()
-	exp := now.Add(s.opts.AccessTTL)
 	c := &accessClaims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    s.base,
 			Subject:   tf.family.UserID,
 			Audience:  jwt.ClaimStrings{tf.resource},
-			ExpiresAt: jwt.NewNumericDate(exp),
+			ExpiresAt: jwt.NewNumericDate(now.Add(s.opts.AccessTTL)),
 			NotBefore: jwt.NewNumericDate(now),
 			IssuedAt:  jwt.NewNumericDate(now),
 			ID:        mcpgate.NewID("at_"),
@@ -51,9 +50,9 @@ func (s *Server) signAccessToken(tf *tokenFamily) (string, time.Time, error) {
 	t.Header["kid"] = key.ID
 	signed, err := t.SignedString(key.Secret)
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("sign access token: %w", err)
+		return "", fmt.Errorf("sign access token: %w", err)
 	}
-	return signed, exp, nil
+	return signed, nil
 }
 
 // parseAccessToken checks an access token's signature (HS256 only: "none"

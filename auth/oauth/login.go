@@ -40,7 +40,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("username"))
-	page := &loginPage{ClientName: clientName(ar.client), Request: ar.query.Encode(), CSRF: s.csrfToken(w, r), Username: name}
+	page := s.newLoginPage(w, r, ar)
+	page.Username = name
 	if !s.loginIP.allow(clientAddr(r)) || !s.loginFor.allow(strings.ToLower(name)) {
 		page.Error = "Too many sign-in attempts. Wait a minute and try again."
 		s.render(w, http.StatusTooManyRequests, "login", page)

@@ -69,7 +69,7 @@ func (s *Server) handleResourceMetadata(w http.ResponseWriter, r *http.Request) 
 	resource, name := s.base, "mcpgate: every agent granted"
 	if agent := r.PathValue("agent"); agent != "" {
 		if !validAgentID(agent) {
-			writeJSONError(w, http.StatusNotFound, "not_found", "no such MCP endpoint")
+			writeOAuthError(w, errorf(http.StatusNotFound, "not_found", "no such MCP endpoint"))
 			return
 		}
 		resource, name = s.agentURL(agent), "mcpgate agent "+agent

@@ -15,7 +15,6 @@ package oauth
 
 import (
 	"context"
-	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -198,5 +197,11 @@ func canonicalBase(raw string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return "", mcpgate.Errorf(mcpgate.EINVALID, "public URL %q must be an absolute http(s) URL without query or fragment", raw)
 	}
-	return fmt.Sprintf("%s://%s%s", strings.ToLower(u.Scheme), strings.ToLower(u.Host), strings.TrimRight(u.EscapedPath(), "/")), nil
+	return canonicalURL(u), nil
+}
+
+// canonicalURL returns u's scheme and host in lower case and its escaped
+// path without a trailing slash: the form of the issuer and of resources.
+func canonicalURL(u *url.URL) string {
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/")
 }

@@ -24,6 +24,12 @@ type loginPage struct {
 	Error      string
 }
 
+// newLoginPage returns the login page that resumes the authorization
+// request ar once the user signs in.
+func (s *Server) newLoginPage(w http.ResponseWriter, r *http.Request, ar *authRequest) *loginPage {
+	return &loginPage{ClientName: clientName(ar.client), Request: ar.query.Encode(), CSRF: s.csrfToken(w, r)}
+}
+
 // consentPage is what the consent page shows.
 type consentPage struct {
 	ClientName  string

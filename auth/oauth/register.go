@@ -44,7 +44,7 @@ type registered struct {
 func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	if !s.register.allow(clientAddr(r)) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(s.opts.RegisterLimit.Every/time.Second)+1))
-		writeJSONError(w, http.StatusTooManyRequests, "temporarily_unavailable", "too many registrations from this address; try again later")
+		writeOAuthError(w, errorf(http.StatusTooManyRequests, "temporarily_unavailable", "too many registrations from this address; try again later"))
 		return
 	}
 	var reg registration
@@ -59,7 +59,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	resp, err := s.createClient(r, &reg)
 	if err != nil {
 		s.opts.Logger.Error("register OAuth client", "err", err)
-		writeJSONError(w, http.StatusInternalServerError, "server_error", "the client could not be registered")
+		writeOAuthError(w, errorf(http.StatusInternalServerError, "server_error", "the client could not be registered"))
 		return
 	}
 	writeJSONStatus(w, http.StatusCreated, resp)

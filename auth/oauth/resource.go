@@ -27,7 +27,7 @@ func (s *Server) parseResource(raw string) (resource, agentID string, ok bool) {
 	if err != nil || u.Fragment != "" || u.RawQuery != "" || u.Host == "" {
 		return "", "", false
 	}
-	canon := strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/")
+	canon := canonicalURL(u)
 	if canon == s.base {
 		return s.base, "", true
 	}

@@ -90,11 +90,12 @@ func (s *Server) checkCode(c *mcpgate.OAuthCode, client *mcpgate.OAuthClient, re
 // whole family: one of the two users is a thief.
 func (s *Server) refresh(r *http.Request, client *mcpgate.OAuthClient) (*tokenResponse, *oauthError) {
 	ctx, form := r.Context(), r.PostForm
+	if form.Get("refresh_token") == "" {
+		return nil, errorf(http.StatusBadRequest, "invalid_request", "refresh_token is required")
+	}
 	hash := auth.HashSecret(form.Get("refresh_token"))
 	t, err := s.opts.Store.FindOAuthRefreshToken(ctx, hash)
 	switch {
-	case form.Get("refresh_token") == "":
-		return nil, errorf(http.StatusBadRequest, "invalid_request", "refresh_token is required")
 	case mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND:
 		return nil, invalidGrant("unknown refresh token")
 	case err != nil:
@@ -173,7 +174,7 @@ func (s *Server) issueTokens(ctx context.Context, familyID, resource, scope stri
 	if f.RevokedAt != nil {
 		return nil, invalidGrant("the grant was revoked; authorize again")
 	}
-	access, _, err := s.signAccessToken(&tokenFamily{family: f, resource: resource, scope: scope, agents: agents})
+	access, err := s.signAccessToken(&tokenFamily{family: f, resource: resource, scope: scope, agents: agents})
 	if err != nil {
 		return nil, s.serverError(err)
 	}
