@@ -17,8 +17,12 @@ const healthWriteTimeout = 5 * time.Second
 // healthWriter keeps a skill's health and writes it on every change of
 // state, and at most once a minute for the time of the last call.
 type healthWriter struct {
-	m         *Manager
-	mu        sync.Mutex // serializes writes, so they land in order
+	m *Manager
+	// writing serializes writes, so that they land in order; it is held
+	// across the store's round trip, mu never is, so that a call's record
+	// (called, on the call's path) never waits for a write.
+	writing   sync.Mutex
+	mu        sync.Mutex // guards h and lastWrite
 	h         mcpgate.SkillHealth
 	lastWrite time.Time // of a call's time
 }
@@ -87,12 +91,15 @@ func (w *healthWriter) called() {
 
 // update applies change and writes the health when it reports a change.
 func (w *healthWriter) update(ctx context.Context, change func(h *mcpgate.SkillHealth) bool) {
+	w.writing.Lock()
+	defer w.writing.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !change(&w.h) || w.m.health == nil {
+	changed := change(&w.h)
+	h := w.h
+	w.mu.Unlock()
+	if !changed || w.m.health == nil {
 		return
 	}
-	h := w.h
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healthWriteTimeout)
 	defer cancel()
 	if err := w.m.health.PutSkillHealth(ctx, &h); err != nil {
