@@ -40,7 +40,7 @@ func ExpandSecrets(s string, lookup LookupFunc) (string, error) {
 	}
 	var missing string
 	out := secretRef.ReplaceAllStringFunc(s, func(ref string) string {
-		name := secretRef.FindStringSubmatch(ref)[1]
+		name := ref[len("${env:") : len(ref)-1] // ref matched secretRef whole
 		v, ok := lookup(name)
 		if !ok && missing == "" {
 			missing = name

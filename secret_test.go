@@ -12,3 +12,20 @@ func TestIsSecretRef(t *testing.T) {
 		}
 	}
 }
+
+func TestExpandSecrets(t *testing.T) {
+	env := map[string]string{"TOKEN": "t0k", "_B2": "bee"}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	for in, want := range map[string]string{
+		"Bearer ${env:TOKEN}":        "Bearer t0k",
+		"${env:TOKEN}-${env:_B2}!":   "t0k-bee!",
+		"no reference":               "no reference",
+		"${env:MISSING}":             "",
+		"${env:bad-name} ${env:_B2}": "",
+	} {
+		got, err := ExpandSecrets(in, lookup)
+		if (err != nil) != (want == "") || got != want {
+			t.Errorf("ExpandSecrets(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}

@@ -9,20 +9,12 @@ import (
 // pageSize is how many messages Await reads from the store at a time.
 const pageSize = 100
 
-// messageFinder is a store that can look a message up by ID. Await uses it,
-// when the store has it, to start reading the channel at the message it
-// waits on rather than at the channel's beginning.
-type messageFinder interface {
-	FindMessage(ctx context.Context, id string) (*mcpgate.Message, error)
-}
-
 // Await returns the final reply (agent_reply or agent_error) to the message
 // msgID of the channel, calling onDelta (when not nil) for each
 // agent_reply_delta to it, in order and each exactly once, until ctx ends;
 // then it returns ctx.Err(). It subscribes before it reads the store, so a
 // reply posted at any time, even before Await is called, is found. Returns
-// ENOTFOUND if the store can look messages up and msgID is not a message of
-// the channel.
+// ENOTFOUND if msgID is not a message of the channel.
 func (b *Bus) Await(ctx context.Context, channelID, msgID string, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
 	topic := replyTopic(channelID)
 	wake := b.hub.subscribe(topic)
@@ -48,14 +40,10 @@ func (b *Bus) Await(ctx context.Context, channelID, msgID string, onDelta func(*
 	return nil, err
 }
 
-// startSeq returns the seq after which replies to msgID may be: msgID's own
-// when the store can find it, 0 otherwise.
+// startSeq returns the seq after which replies to msgID may be: msgID's
+// own, since a reply is posted after the message it answers.
 func (b *Bus) startSeq(ctx context.Context, channelID, msgID string) (int64, error) {
-	f, ok := b.store.(messageFinder)
-	if !ok {
-		return 0, nil
-	}
-	m, err := f.FindMessage(ctx, msgID)
+	m, err := b.store.FindMessage(ctx, msgID)
 	if err != nil {
 		return 0, err
 	}

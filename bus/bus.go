@@ -176,12 +176,8 @@ func (b *Bus) listen(ctx context.Context) {
 			return
 		}
 		b.logger.Warn("bus: subscribe", "err", err)
-		t := time.NewTimer(resubscribeDelay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !mcpgate.Sleep(ctx, resubscribeDelay) {
 			return
-		case <-t.C:
 		}
 	}
 }

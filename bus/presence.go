@@ -18,7 +18,7 @@ import (
 func (b *Bus) MarkOnline(ctx context.Context, agentID, skill string) (release func()) {
 	k := presenceKey{agentID, skill}
 	b.online.change(k, +1, func() {
-		if err := b.store.PutPresence(ctx, agentID, skill, b.id, time.Now().Add(b.ttl)); err != nil {
+		if err := b.putPresence(ctx, k); err != nil {
 			b.logger.Warn("bus: record presence", "agent", agentID, "skill", skill, "err", err)
 		}
 	})
@@ -57,12 +57,18 @@ func (b *Bus) refresh(ctx context.Context) {
 			return
 		case <-t.C:
 			b.online.each(func(k presenceKey) {
-				if err := b.store.PutPresence(ctx, k.agentID, k.skill, b.id, time.Now().Add(b.ttl)); err != nil && ctx.Err() == nil {
+				if err := b.putPresence(ctx, k); err != nil && ctx.Err() == nil {
 					b.logger.Warn("bus: refresh presence", "agent", k.agentID, "skill", k.skill, "err", err)
 				}
 			})
 		}
 	}
+}
+
+// putPresence writes this replica's record of k's streams, valid for the
+// presence TTL from now.
+func (b *Bus) putPresence(ctx context.Context, k presenceKey) error {
+	return b.store.PutPresence(ctx, k.agentID, k.skill, b.id, time.Now().Add(b.ttl))
 }
 
 // presenceKey names the streams of one agent's skill.

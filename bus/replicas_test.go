@@ -2,20 +2,14 @@ package bus_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"net/url"
-	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/postgres"
+	"github.com/mcpgate/mcpgate/postgres/pgtest"
 	"github.com/mcpgate/mcpgate/sqlstore"
 )
 
@@ -50,8 +44,8 @@ func (w *watchedBroker) Subscribe(ctx context.Context, fn func(topic string, pay
 // fixture, each listening when it is returned.
 func mustReplicas(tb testing.TB, n int) (*sql.DB, string, []*replica) {
 	tb.Helper()
-	admin := mustAdmin(tb)
-	dsn := mustDatabase(tb, admin)
+	admin := pgtest.Admin(tb)
+	dsn := pgtest.Database(tb, admin)
 	var out []*replica
 	for i := range n {
 		s, err := postgres.Open(context.Background(), dsn)
@@ -118,55 +112,10 @@ func TestReplicasBrokerReconnect(t *testing.T) {
 	mustSignal(t, sawDelta)
 	reply := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageReply, InReplyTo: chat.ID, Body: mcpgate.MessageBody{Text: "unsignalled"}}
 	must(t, r.store.PostMessage(context.Background(), reply))
-	mustKillListener(t, admin, dsn)
+	pgtest.TerminateListeners(t, admin, dsn)
 	mustSignal(t, r.broker.connected)
 	mustReply(t, results, "unsignalled", []string{"thinking"})
 	if n := r.broker.count.Load(); n != 2 {
 		t.Errorf("connected %d times, want 2", n)
 	}
-}
-
-// mustKillListener terminates the listening connections on dsn's database.
-func mustKillListener(tb testing.TB, admin *sql.DB, dsn string) {
-	tb.Helper()
-	u, err := url.Parse(dsn)
-	must(tb, err)
-	_, err = admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2`,
-		postgres.ListenerName, strings.TrimPrefix(u.Path, "/"))
-	must(tb, err)
-}
-
-// mustAdmin connects to the server named by MCPGATE_TEST_POSTGRES,
-// skipping the test when it is not set.
-func mustAdmin(tb testing.TB) *sql.DB {
-	tb.Helper()
-	dsn := os.Getenv("MCPGATE_TEST_POSTGRES")
-	if dsn == "" {
-		tb.Skip("MCPGATE_TEST_POSTGRES is not set; scripts/start-postgres.sh starts a server")
-	}
-	cfg, err := pgx.ParseConfig(dsn)
-	must(tb, err)
-	db := stdlib.OpenDB(*cfg)
-	tb.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
-// mustDatabase creates an empty database, dropped when the test ends, and
-// returns its DSN.
-func mustDatabase(tb testing.TB, admin *sql.DB) string {
-	tb.Helper()
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	name := "mcpgate_test_" + hex.EncodeToString(b[:])
-	_, err := admin.Exec("CREATE DATABASE " + name)
-	must(tb, err)
-	tb.Cleanup(func() {
-		if _, err := admin.Exec("DROP DATABASE " + name + " WITH (FORCE)"); err != nil {
-			tb.Error(err)
-		}
-	})
-	u, err := url.Parse(os.Getenv("MCPGATE_TEST_POSTGRES"))
-	must(tb, err)
-	u.Path = "/" + name
-	return u.String()
 }

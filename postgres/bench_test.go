@@ -3,13 +3,14 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/mcpgate/mcpgate/postgres/pgtest"
 	"github.com/mcpgate/mcpgate/sqlstore/storetest"
 )
 
 func BenchmarkFindKeyByHash(b *testing.B) {
-	storetest.BenchFindKeyByHash(b, mustOpen(b, mustDatabase(b, mustAdmin(b))))
+	storetest.BenchFindKeyByHash(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
 }
 
 func BenchmarkFindSession(b *testing.B) {
-	storetest.BenchFindSession(b, mustOpen(b, mustDatabase(b, mustAdmin(b))))
+	storetest.BenchFindSession(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/mcpgate/mcpgate"
 )
 
 // Broker defaults.
@@ -118,12 +119,8 @@ func (b *Broker) Subscribe(ctx context.Context, fn func(topic string, payload []
 			backoff = minBackoff
 		}
 		b.logger.Warn("postgres broker: listening connection lost; reconnecting", "in", backoff, "err", err)
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !mcpgate.Sleep(ctx, backoff) {
 			return ctx.Err()
-		case <-t.C:
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}

@@ -2,13 +2,12 @@ package postgres_test
 
 import (
 	"context"
-	"database/sql"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpgate/mcpgate/postgres"
+	"github.com/mcpgate/mcpgate/postgres/pgtest"
 )
 
 // event is one call of a Subscribe callback.
@@ -62,7 +61,7 @@ func mustEvent(t *testing.T, events <-chan event, want event) {
 }
 
 func TestBrokerPublishSubscribe(t *testing.T) {
-	dsn := mustDatabase(t, mustAdmin(t))
+	dsn := pgtest.Database(t, pgtest.Admin(t))
 	_, events := mustSubscribe(t, dsn)
 	pub := mustBroker(t, dsn)
 	ctx := context.Background()
@@ -80,33 +79,17 @@ func TestBrokerPublishSubscribe(t *testing.T) {
 // TestBrokerReconnect kills the listening connection: the broker must
 // reconnect, report it with an event of topic "", and deliver again.
 func TestBrokerReconnect(t *testing.T) {
-	admin := mustAdmin(t)
-	dsn := mustDatabase(t, admin)
+	admin := pgtest.Admin(t)
+	dsn := pgtest.Database(t, admin)
 	b, events := mustSubscribe(t, dsn)
 	for round := range 2 {
-		mustTerminateListener(t, admin, dsn)
+		if n := pgtest.TerminateListeners(t, admin, dsn); n != 1 {
+			t.Fatalf("terminated %d listeners, want 1", n)
+		}
 		mustEvent(t, events, event{})
 		if err := b.Publish(context.Background(), "after", []byte{byte('0' + round)}); err != nil {
 			t.Fatal(err)
 		}
 		mustEvent(t, events, event{"after", string(rune('0' + round))})
-	}
-}
-
-// mustTerminateListener ends the listening connections on dsn's database
-// from the server side.
-func mustTerminateListener(t *testing.T, admin *sql.DB, dsn string) {
-	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	err = admin.QueryRow(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2`,
-		postgres.ListenerName, strings.TrimPrefix(u.Path, "/")).Scan(&n)
-	if err != nil {
-		t.Fatal(err)
-	} else if n != 1 {
-		t.Fatalf("terminated %d listeners, want 1", n)
 	}
 }

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/mcpgate/mcpgate/postgres"
+	"github.com/mcpgate/mcpgate/postgres/pgtest"
 )
 
 // TestReplicasMigrateTogether opens the same new database from four
 // "replicas" at once: the migration lock lets exactly one migrate and the
 // others must start cleanly on the result.
 func TestReplicasMigrateTogether(t *testing.T) {
-	dsn := mustDatabase(t, mustAdmin(t))
+	dsn := pgtest.Database(t, pgtest.Admin(t))
 	const replicas = 4
 	var wg sync.WaitGroup
 	errs := make([]error, replicas)

@@ -33,13 +33,9 @@ func (s *Store) PutSkillHealth(ctx context.Context, h *mcpgate.SkillHealth) erro
 // ListSkillHealth returns the health of an agent's skills, by skill name;
 // agentID "" lists every agent's, by agent first.
 func (s *Store) ListSkillHealth(ctx context.Context, agentID string) ([]*mcpgate.SkillHealth, error) {
-	q := `SELECT ` + healthColumns + ` FROM skill_health`
-	var args []any
-	if agentID != "" {
-		q += ` WHERE agent_id = $1`
-		args = append(args, agentID)
-	}
-	rows, err := s.read.QueryContext(ctx, q+` ORDER BY agent_id, skill_name`, args...)
+	var w where
+	w.equal("agent_id", agentID)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+healthColumns+` FROM skill_health`+w.String()+` ORDER BY agent_id, skill_name`, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list skill health of %q: %w", agentID, err)
 	}

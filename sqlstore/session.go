@@ -79,7 +79,7 @@ func (s *Store) SetSessionLogLevel(ctx context.Context, id, level string) error 
 // TouchSession records when the session was last used. Returns ENOTFOUND
 // if unknown.
 func (s *Store) TouchSession(ctx context.Context, id string, at time.Time) error {
-	res, err := s.write.ExecContext(ctx, `UPDATE sessions SET last_seen_at = $2 WHERE id = $1`, id, micros(normalize(at)))
+	res, err := s.write.ExecContext(ctx, `UPDATE sessions SET last_seen_at = $2 WHERE id = $1`, id, micros(at))
 	if err != nil {
 		return fmt.Errorf("touch session %s: %w", id, err)
 	}

@@ -142,6 +142,4 @@ func (s *Store) Close() error {
 
 // now returns the current time as the store keeps it: UTC, in whole
 // microseconds.
-func now() time.Time {
-	return time.Now().UTC().Truncate(time.Microsecond)
-}
+func now() time.Time { return normalize(time.Now()) }

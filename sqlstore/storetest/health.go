@@ -46,9 +46,7 @@ func testHealthPutAndList(t *testing.T, s mcpgate.Store) {
 	got, err := s.ListSkillHealth(ctx, "")
 	must(t, err)
 	mustEqual(t, "ListSkillHealth all", got, want)
-	if got[0].LastCallAt.Location() != time.UTC || got[0].LastCallAt.Nanosecond()%1000 != 0 {
-		t.Errorf("LastCallAt = %v, want UTC in whole microseconds", got[0].LastCallAt)
-	}
+	mustStoredPrecision(t, "LastCallAt", *got[0].LastCallAt)
 	got, err = s.ListSkillHealth(ctx, "a1")
 	must(t, err)
 	mustEqual(t, "ListSkillHealth a1", got, want[:2])

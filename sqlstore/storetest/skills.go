@@ -72,7 +72,7 @@ func sampleSkill(agentID, name string) *mcpgate.Skill {
 	}
 }
 
-// mustSkillAgent creates a user and an agent with the given ID.
+// mustSkillAgent creates a user and an agent of it for each given ID.
 func mustSkillAgent(tb testing.TB, s mcpgate.Store, agentIDs ...string) {
 	tb.Helper()
 	u := mustUser(tb, s, "owner")

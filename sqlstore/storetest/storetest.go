@@ -92,11 +92,18 @@ func tick(t time.Time) {
 // and not far from now.
 func mustStoredTime(tb testing.TB, what string, t time.Time) {
 	tb.Helper()
-	if t.Location() != time.UTC || t.Nanosecond()%1000 != 0 {
-		tb.Errorf("%s = %v: want UTC with whole microseconds", what, t)
-	}
+	mustStoredPrecision(tb, what, t)
 	if d := time.Since(t); d < 0 || d > time.Minute {
 		tb.Errorf("%s = %v: want about now", what, t)
+	}
+}
+
+// mustStoredPrecision fails the test unless t is as the stores return
+// times: in UTC with whole microseconds.
+func mustStoredPrecision(tb testing.TB, what string, t time.Time) {
+	tb.Helper()
+	if t.Location() != time.UTC || t.Nanosecond()%1000 != 0 {
+		tb.Errorf("%s = %v: want UTC with whole microseconds", what, t)
 	}
 }
 
