@@ -15,6 +15,19 @@ var toolNameChars = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // wholeArgument matches a body written as one argument: "{name}".
 var wholeArgument = regexp.MustCompile(`^\{[A-Za-z_][A-Za-z0-9_.-]*\}$`)
 
+// MCPTool is a tool in MCP's wire shape, as tools/list lists it: what the
+// gateway serves, and what an upstream MCP server lists.
+type MCPTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Icons        json.RawMessage `json:"icons,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
+}
+
 // Tool is one callable tool of a skill, with its backend binding.
 type Tool struct {
 	// Name is the tool's name within its skill; on the agent it is served
@@ -59,10 +72,10 @@ func (t *Tool) Validate(prefix string) error {
 	if len(t.InputSchema) == 0 {
 		return Errorf(EINVALID, "tool %q: input_schema is required", t.Name)
 	}
-	var in struct {
+	var in *struct {
 		Type any `json:"type"`
 	}
-	if err := json.Unmarshal(t.InputSchema, &in); err != nil || !rawIsObject(t.InputSchema) {
+	if err := json.Unmarshal(t.InputSchema, &in); err != nil || in == nil { // nil: the schema is null
 		return Errorf(EINVALID, "tool %q: input_schema must be a JSON object", t.Name)
 	}
 	if in.Type != "object" {

@@ -104,18 +104,6 @@ func newEntry(s *mcpgate.Skill, tool *mcpgate.Tool) (*Entry, error) {
 	return e, nil
 }
 
-// mcpTool is a tool in MCP's wire shape.
-type mcpTool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-	Icons        json.RawMessage `json:"icons,omitempty"`
-	Meta         json.RawMessage `json:"_meta,omitempty"`
-}
-
 // encodeTool encodes a tool for tools/list. A tool of the gateway's own
 // without a description is described by its title, since many clients
 // show only descriptions; a tool relayed from an upstream MCP server keeps
@@ -125,7 +113,7 @@ func encodeTool(name string, t *mcpgate.Tool, relayed bool) (json.RawMessage, er
 	if desc == "" && !relayed {
 		desc = t.Title
 	}
-	return json.Marshal(mcpTool{
+	return json.Marshal(mcpgate.MCPTool{
 		Name: name, Title: t.Title, Description: desc,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
 		Icons: t.Icons, Meta: t.Meta,

@@ -77,27 +77,15 @@ func (l *link) save(ctx context.Context, sk *mcpgate.Skill, tools []*mcpgate.Too
 	return nil
 }
 
-// wireTool is an upstream tool as listed, its fields kept as they came.
-type wireTool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  json.RawMessage `json:"annotations"`
-	Icons        json.RawMessage `json:"icons"`
-	Meta         json.RawMessage `json:"_meta"`
-}
-
 // listTools lists every page of the session's tools as gateway tools. A
 // tool the gateway cannot serve (no object input schema) is left out.
 func listTools(ctx context.Context, s *session, prefix string) ([]*mcpgate.Tool, error) {
-	var listed []wireTool
+	var listed []mcpgate.MCPTool
 	cursor := ""
 	for range maxPages {
 		var page struct {
-			Tools      []wireTool `json:"tools"`
-			NextCursor string     `json:"nextCursor"`
+			Tools      []mcpgate.MCPTool `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
 		}
 		raw, err := s.call(ctx, func(ctx context.Context) (any, error) {
 			return s.cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
@@ -119,7 +107,7 @@ func listTools(ctx context.Context, s *session, prefix string) ([]*mcpgate.Tool,
 
 // gatewayTools names the listed tools for the prefix and keeps those the
 // gateway can serve.
-func gatewayTools(listed []wireTool, prefix string) []*mcpgate.Tool {
+func gatewayTools(listed []mcpgate.MCPTool, prefix string) []*mcpgate.Tool {
 	upstreamNames := make([]string, len(listed))
 	for i, t := range listed {
 		upstreamNames[i] = t.Name
