@@ -77,11 +77,11 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		return r.Raw, nil
 	}
 	type plain Result
-	p := (*plain)(r)
+	p := plain(*r) // a copy: marshalling must not write to r
 	if p.Content == nil {
 		p.Content = []Content{}
 	}
-	return json.Marshal(p)
+	return json.Marshal(&p)
 }
 
 // ErrorResult returns a result with IsError set and one text block.
