@@ -149,10 +149,7 @@ type harness struct {
 
 func newHarness(tb testing.TB, rest backendFunc) *harness {
 	tb.Helper()
-	reg := registry.New(source{testSkills()}, nil)
-	if err := reg.Reload(context.Background()); err != nil {
-		tb.Fatalf("Reload: %v", err)
-	}
+	reg := mustRegistry(tb)
 	h := &harness{rest: &fakeBackend{fn: rest}, rec: &recorder{}, logs: &bytes.Buffer{}}
 	h.p = New(&Options{
 		Tables:   reg,
@@ -161,6 +158,16 @@ func newHarness(tb testing.TB, rest backendFunc) *harness {
 		Logger:   slog.New(slog.NewTextHandler(h.logs, nil)),
 	})
 	return h
+}
+
+// mustRegistry returns a registry loaded with a1's skills.
+func mustRegistry(tb testing.TB) *registry.Registry {
+	tb.Helper()
+	reg := registry.New(source{testSkills()}, nil)
+	if err := reg.Reload(context.Background()); err != nil {
+		tb.Fatalf("Reload: %v", err)
+	}
+	return reg
 }
 
 // call runs a tools/call of a1 and returns its notifier too.
@@ -498,10 +505,7 @@ func TestCallRecordsDuration(t *testing.T) {
 		defer mu.Unlock()
 		return now
 	}
-	reg := registry.New(source{testSkills()}, nil)
-	if err := reg.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	reg := mustRegistry(t)
 	rec := &recorder{}
 	p := New(&Options{
 		Tables: reg,
@@ -524,10 +528,7 @@ func TestCallRecordsDuration(t *testing.T) {
 
 // TestCallWithoutRecorder checks that the recorder and logger are optional.
 func TestCallWithoutRecorder(t *testing.T) {
-	reg := registry.New(source{testSkills()}, nil)
-	if err := reg.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	reg := mustRegistry(t)
 	p := New(&Options{Tables: reg})
 	_, err := p.Call(context.Background(), &mcpgate.Call{Agent: &mcpgate.Agent{ID: "a1"}, ToolName: "echo", Notifier: mcpgate.NopNotifier{}})
 	if mcpgate.ErrorCode(err) != mcpgate.EUNAVAILABLE {
@@ -536,10 +537,7 @@ func TestCallWithoutRecorder(t *testing.T) {
 }
 
 func BenchmarkPipelineCall(b *testing.B) {
-	reg := registry.New(source{testSkills()}, nil)
-	if err := reg.Reload(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	reg := mustRegistry(b)
 	trivial := backendFunc(func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
 		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("ok")}}, nil
 	})

@@ -15,11 +15,7 @@ func TestAgentSkillServesChatTool(t *testing.T) {
 	sk := &mcpgate.Skill{AgentID: "a1", Name: "analyst", Kind: mcpgate.SkillAgent, AutoApprove: true,
 		Tools: []*mcpgate.Tool{newTool("csv_query")}}
 	table := mustBuild(t, agent, sk)
-	var names []string
-	for _, e := range table.Tools {
-		names = append(names, e.Name)
-	}
-	if diff := cmp.Diff([]string{"analyst", "csv_query"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"analyst", "csv_query"}, entryNames(table)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	var got map[string]any

@@ -113,11 +113,7 @@ func TestTables(t *testing.T) {
 	mustReload(t, r)
 	var got [][]string
 	for _, tbl := range r.Tables() {
-		names := []string{tbl.Agent.ID}
-		for _, e := range tbl.Tools {
-			names = append(names, e.Name)
-		}
-		got = append(got, names)
+		got = append(got, append([]string{tbl.Agent.ID}, entryNames(tbl)...))
 	}
 	want := [][]string{{"alpha", "get", "lookup"}, {"mid", "search"}, {"zeta"}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -344,6 +340,11 @@ func toolNames(tb testing.TB, r *Registry, agentID string) []string {
 	if !ok {
 		tb.Fatalf("Table(%q): no table", agentID)
 	}
+	return entryNames(tbl)
+}
+
+// entryNames returns the exposed names of a table's tools, in its order.
+func entryNames(tbl *Table) []string {
 	names := []string{}
 	for _, e := range tbl.Tools {
 		names = append(names, e.Name)

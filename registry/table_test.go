@@ -72,11 +72,7 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, e := range tbl.Tools {
-		names = append(names, e.Name)
-	}
-	if diff := cmp.Diff([]string{"get", "search", "w.search"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"get", "search", "w.search"}, entryNames(tbl)); diff != "" {
 		t.Errorf("tools not sorted by exposed name (-want +got):\n%s", diff)
 	}
 	if tbl.Agent != agent {

@@ -3,9 +3,11 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -208,15 +210,13 @@ func TestUpstreamMalformedJSON(t *testing.T) {
 	wrap := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" && r.ContentLength > 0 {
-				body := make([]byte, r.ContentLength)
-				_, _ = r.Body.Read(body)
+				body, _ := io.ReadAll(r.Body)
 				if strings.Contains(string(body), `"tools/call"`) {
 					w.Header().Set("Content-Type", "application/json")
 					w.Write([]byte(`{"jsonrpc":"2.0","id":`))
 					return
 				}
-				r.Body = http.NoBody
-				r.Body = readCloser(body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
 			}
 			next.ServeHTTP(w, r)
 		})

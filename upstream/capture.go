@@ -189,6 +189,11 @@ type wireMessage struct {
 	Error  *mcpgate.RPCError `json:"error"`
 }
 
+// isResponse reports whether m answers a request: a result or an error.
+func (m *wireMessage) isResponse() bool {
+	return m.Method == "" && (m.Result != nil || m.Error != nil)
+}
+
 // captureTransport is the http.RoundTripper of Streamable HTTP upstreams:
 // it sets the skill's headers and feeds captures from response bodies.
 type captureTransport struct {
@@ -240,7 +245,7 @@ func offerMessage(c *capture, m *wireMessage) {
 	switch {
 	case m.Method != "" && len(m.ID) == 0:
 		c.notify(m)
-	case m.Method == "" && (m.Result != nil || m.Error != nil):
+	case m.isResponse():
 		c.offer(anyID, m.Result, m.Error)
 	}
 }

@@ -3,9 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -330,22 +328,3 @@ func textTool(s *sdk.Server, name string, result string) {
 		return &r, nil
 	})
 }
-
-// readCloser returns a body reading b.
-func readCloser(b []byte) *bodyReader { return &bodyReader{b: b} }
-
-type bodyReader struct{ b []byte }
-
-func (r *bodyReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	return n, nil
-}
-
-func (r *bodyReader) Close() error { return nil }
-
-// errorsAs is errors.As.
-func errorsAs(err error, target any) bool { return errors.As(err, target) }

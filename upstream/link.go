@@ -314,10 +314,7 @@ func (l *link) dialOwn(ctx context.Context, sessionID string, o *ownSession, sk 
 		l.mu.Unlock()
 		return s, nil
 	}
-	if l.own[sessionID] == o {
-		delete(l.own, sessionID)
-		l.ownFull = false
-	}
+	l.forgetOwn(sessionID, o)
 	l.mu.Unlock()
 	if err == nil {
 		s.close()
@@ -332,11 +329,17 @@ func (l *link) dialOwn(ctx context.Context, sessionID string, o *ownSession, sk 
 // it was replaced already.
 func (l *link) dropOwn(sessionID string, o *ownSession) {
 	l.mu.Lock()
-	if l.own[sessionID] == o {
+	l.forgetOwn(sessionID, o)
+	l.mu.Unlock()
+}
+
+// forgetOwn removes o, when it is still the downstream session's own
+// session, making room for another under maxOwnSessions; l.mu is held.
+func (l *link) forgetOwn(sessionID string, o *ownSession) {
+	if o != nil && l.own[sessionID] == o {
 		delete(l.own, sessionID)
 		l.ownFull = false
 	}
-	l.mu.Unlock()
 }
 
 // closeSession closes the downstream session's own upstream session and
@@ -344,10 +347,7 @@ func (l *link) dropOwn(sessionID string, o *ownSession) {
 func (l *link) closeSession(sessionID string) {
 	l.mu.Lock()
 	o := l.own[sessionID]
-	if o != nil {
-		delete(l.own, sessionID)
-		l.ownFull = false
-	}
+	l.forgetOwn(sessionID, o)
 	var gone []string
 	for uri, subs := range l.subs {
 		if _, ok := subs[sessionID]; ok {

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestRelayEverythingServer(t *testing.T) {
 
 	_, err := m.Relay(context.Background(), forward("prompts/get", `{"name":"nope"}`))
 	var rpc *mcpgate.RPCError
-	if !errorsAs(err, &rpc) {
+	if !errors.As(err, &rpc) {
 		t.Errorf("unknown prompt: err = %v, want the upstream's JSON-RPC error", err)
 	}
 	_, err = m.Relay(context.Background(), forward("tools/frobnicate", `{}`))

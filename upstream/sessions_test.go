@@ -3,6 +3,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -121,7 +122,7 @@ func newCountingUpstream(t *testing.T) *countingUpstream {
 			}
 			if r.Method == http.MethodPost {
 				body, _ := io.ReadAll(r.Body)
-				r.Body = readCloser(body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
 				if strings.Contains(string(body), `"method":"initialize"`) {
 					c.mu.Lock()
 					c.inits++

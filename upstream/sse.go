@@ -167,7 +167,7 @@ func (b *sseBody) offer(data []byte) {
 	if json.Unmarshal(data, &m) != nil {
 		return
 	}
-	if m.Method == "" && (m.Result != nil || m.Error != nil) {
+	if m.isResponse() {
 		b.answered = true
 	}
 	if b.c != nil {
