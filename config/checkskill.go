@@ -9,28 +9,9 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// checkedSkill is a skill in the file's shape.
-type checkedSkill struct {
-	Name             string            `json:"name"`
-	Kind             mcpgate.SkillKind `json:"kind"`
-	Prefix           string            `json:"prefix,omitempty"`
-	BaseURL          string            `json:"base_url,omitempty"`
-	AllowPrivate     bool              `json:"allow_private,omitempty"`
-	Headers          map[string]string `json:"headers,omitempty"`
-	Timeout          mcpgate.Duration  `json:"timeout,omitempty"`
-	AutoApprove      bool              `json:"auto_approve"`
-	ApprovalTimeout  mcpgate.Duration  `json:"approval_timeout,omitempty"`
-	MaxResponseBytes int64             `json:"max_response_bytes,omitempty"`
-	Tools            []*mcpgate.Tool   `json:"tools,omitempty"`
-	URL              string            `json:"url,omitempty"`
-	Command          string            `json:"command,omitempty"`
-	Args             []string          `json:"args,omitempty"`
-	Env              map[string]string `json:"env,omitempty"`
-	Cwd              string            `json:"cwd,omitempty"`
-	Delivery         mcpgate.Delivery  `json:"delivery,omitempty"`
-	PushURL          string            `json:"push_url,omitempty"`
-	PushSecret       string            `json:"push_secret,omitempty"`
-}
+// storedOnly are the fields of a skill's JSON that the store sets and the
+// file does not declare.
+var storedOnly = []string{"agent_id", "source", "created_at", "updated_at"}
 
 // skillPath is where CheckSkill's document holds the skill.
 const skillPath = "agents[0].skills[0]"
@@ -45,16 +26,38 @@ const skillPath = "agents[0].skills[0]"
 // "tools[0].request". Name clashes with the agent's other skills are
 // registry.Check's job.
 func CheckSkill(agentID string, s *mcpgate.Skill) error {
+	skill, err := fileFields(s)
+	if err != nil {
+		return err
+	}
 	doc := map[string]any{"agents": []any{map[string]any{
-		"id": agentID, "owner": "-", "skills": []checkedSkill{{
-			Name: s.Name, Kind: s.Kind, Prefix: s.Prefix, BaseURL: s.BaseURL, AllowPrivate: s.AllowPrivate,
-			Headers: s.Headers, Timeout: s.Timeout, AutoApprove: s.AutoApprove, ApprovalTimeout: s.ApprovalTimeout,
-			MaxResponseBytes: s.MaxResponseBytes, Tools: declaredTools(s),
-			URL: s.URL, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-			Delivery: s.Delivery, PushURL: s.PushURL, PushSecret: s.PushSecret,
-		}},
+		"id": agentID, "owner": "-", "skills": []any{skill},
 	}}}
 	return checkDocument(doc, skillPath)
+}
+
+// fileFields returns s as the file declares it: its JSON, whose fields are
+// the file's, without the fields the store sets and with the tools it
+// declares. A field the root type gains that the file does not know is
+// thus refused as unknown, never left unchecked.
+func fileFields(s *mcpgate.Skill) (map[string]json.RawMessage, error) {
+	declared := *s
+	declared.Tools = declaredTools(s)
+	data, err := json.Marshal(&declared)
+	if err != nil {
+		return nil, fmt.Errorf("encode skill for checking: %w", err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, fmt.Errorf("decode skill for checking: %w", err)
+	}
+	for _, k := range storedOnly {
+		delete(fields, k)
+	}
+	if len(declared.Tools) == 0 {
+		delete(fields, "tools")
+	}
+	return fields, nil
 }
 
 // declaredTools returns the tools a skill of s's kind declares: none for

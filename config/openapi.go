@@ -4,15 +4,11 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/rest/openapi"
 	"go.yaml.in/yaml/v3"
 )
-
-// openapiTimeout bounds fetching an OpenAPI document named by URL.
-const openapiTimeout = 30 * time.Second
 
 // openapiTools fills a rest skill from the OpenAPI document its `openapi`
 // field names (a path relative to the config file, or an http(s) URL
@@ -64,9 +60,8 @@ func (d *decoder) importDocument(s *mcpgate.Skill, source string, include, exclu
 	if !isURL && !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(d.file), path)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), openapiTimeout)
-	defer cancel()
-	data, err := openapi.Load(ctx, path, s.AllowPrivate)
+	// Load bounds the fetch of a URL with its own timeout.
+	data, err := openapi.Load(context.Background(), path, s.AllowPrivate)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -104,7 +103,7 @@ func (d *decoder) body(f *fields) *mcpgate.RequestBody {
 		d.errorf(jerr.node, jerr.field, "%s", jerr.msg)
 		return nil
 	}
-	if bytes.Contains(raw, []byte("${env:")) {
+	if mcpgate.HasSecretRef(string(raw)) {
 		d.errorf(at, field, "%s", notExpanded)
 		return nil
 	}

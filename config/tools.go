@@ -79,12 +79,7 @@ func (d *decoder) schema(f *fields, key string, required bool) (json.RawMessage,
 		d.errorf(f.keys[key], field, "%s", mcpgate.ErrorMessage(err))
 		return nil, nil
 	}
-	props := make([]string, 0, len(top.Properties))
-	for name := range top.Properties {
-		props = append(props, name)
-	}
-	slices.Sort(props)
-	return raw, props
+	return raw, slices.Sorted(maps.Keys(top.Properties))
 }
 
 // compile compiles a JSON Schema, each distinct text once: shared schemas

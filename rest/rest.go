@@ -40,8 +40,7 @@ type Backend struct {
 	lookup       mcpgate.LookupFunc
 	allowPrivate bool
 	userAgent    string
-	strict       *http.Client
-	private      *http.Client
+	guard        *netguard.Guard
 }
 
 var _ mcpgate.Backend = (*Backend)(nil)
@@ -52,27 +51,17 @@ func New(opts *Options) *Backend {
 	if opts != nil {
 		o = *opts
 	}
-	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent}
+	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent, guard: o.Guard}
 	if b.lookup == nil {
 		b.lookup = os.LookupEnv
 	}
 	if b.userAgent == "" {
 		b.userAgent = "mcpgate/" + mcpgate.Version
 	}
-	if o.Guard == nil {
-		o.Guard = netguard.New(nil)
+	if b.guard == nil {
+		b.guard = netguard.New(nil)
 	}
-	b.strict = o.Guard.Client(netguard.Policy{})
-	b.private = o.Guard.Client(netguard.Policy{AllowPrivate: true})
 	return b
-}
-
-// client returns the client for a policy.
-func (b *Backend) client(p netguard.Policy) *http.Client {
-	if p.AllowPrivate {
-		return b.private
-	}
-	return b.strict
 }
 
 // CallTool sends the HTTP request the call's tool describes, filled with the
@@ -95,7 +84,7 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	if err := policy.Check(req.URL); err != nil {
 		return failure(ctx, req.URL.Host, timeout, err)
 	}
-	resp, err := b.client(policy).Do(req)
+	resp, err := b.guard.Client(policy).Do(req)
 	if err != nil {
 		return failure(ctx, req.URL.Host, timeout, err)
 	}

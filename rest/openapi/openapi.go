@@ -75,9 +75,9 @@ func Import(doc *Document, opts *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sec := doc.security(o.Skill)
-	res := &Result{BaseURL: base, Headers: sec.headers, Secrets: sec.secrets, Skipped: sec.notes}
 	ops := doc.operations()
+	sec := doc.security(ops, o.Skill)
+	res := &Result{BaseURL: base, Headers: sec.headers, Secrets: sec.secrets, Skipped: sec.notes}
 	selected := 0
 	for _, op := range ops {
 		if !o.selects(op) {

@@ -52,7 +52,8 @@ func (d *Document) operations() []*operation {
 	return ops
 }
 
-// invalidNameChars matches what a tool name may not hold.
+// invalidNameChars matches what a tool name may not hold, nor an
+// argument's or a $defs entry's name.
 var invalidNameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // baseName names an operation's tool from its operationId, else from its

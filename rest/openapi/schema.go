@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,19 +167,17 @@ func (s *schemas) def(ref string) (string, error) {
 	return name, nil
 }
 
-// nameChars matches what a $defs name may not hold, so that it needs no
-// escaping in a JSON pointer or a URI fragment.
-var nameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
 // newName names a reference in $defs: a component schema by its own name,
-// anything else by its pointer; _2, _3 ... keep names unique.
+// anything else by its pointer, holding only what a tool name may, so that
+// it needs no escaping in a JSON pointer or a URI fragment; _2, _3 ...
+// keep names unique.
 func (s *schemas) newName(ref string) string {
 	const components = "#/components/schemas/"
 	base := strings.TrimPrefix(ref, "#/")
 	if rest, ok := strings.CutPrefix(ref, components); ok && !strings.Contains(rest, "/") {
 		base = rest
 	}
-	base = strings.Trim(nameChars.ReplaceAllString(base, "_"), "_")
+	base = strings.Trim(invalidNameChars.ReplaceAllString(base, "_"), "_")
 	if base == "" {
 		base = "schema"
 	}

@@ -21,13 +21,12 @@ type credentials struct {
 }
 
 // security maps the security schemes the document's global security
-// requirement names (or, when there is none, any operation's) to
-// credentials, taking each secret from the variable
-// upper(skill_scheme).
-func (d *Document) security(skill string) *credentials {
+// requirement and its operations ops name (see schemesUsed) to
+// credentials, taking each secret from the variable upper(skill_scheme).
+func (d *Document) security(ops []*operation, skill string) *credentials {
 	c := &credentials{}
 	schemes := object(object(d.root["components"])["securitySchemes"])
-	for _, name := range d.schemesUsed() {
+	for _, name := range d.schemesUsed(ops) {
 		scheme, err := d.resolveObject(schemes[name], "security scheme")
 		if schemes[name] == nil {
 			err = fmt.Errorf("it is not defined in components.securitySchemes")
@@ -46,10 +45,10 @@ func (d *Document) security(skill string) *credentials {
 // schemesUsed returns the names of the schemes the global security
 // requirement and every operation's list: an operation may need a scheme
 // the document's default does not, and its credentials must not be lost.
-func (d *Document) schemesUsed() []string {
+func (d *Document) schemesUsed(ops []*operation) []string {
 	names := map[string]bool{}
 	addRequirements(names, d.root["security"])
-	for _, op := range d.operations() {
+	for _, op := range ops {
 		addRequirements(names, op.op["security"])
 	}
 	return slices.Sorted(maps.Keys(names))
@@ -96,10 +95,8 @@ func (c *credentials) setHeader(name, value, env string) error {
 	if !rest.ValidToken(name) {
 		return fmt.Errorf("header name %q is not valid", name)
 	}
-	for h := range c.headers {
-		if strings.EqualFold(h, name) {
-			return fmt.Errorf("header %s is already set by another scheme", name)
-		}
+	if c.hasHeader(name) {
+		return fmt.Errorf("header %s is already set by another scheme", name)
 	}
 	c.headers = setValue(c.headers, name, value)
 	c.secrets = append(c.secrets, env)
