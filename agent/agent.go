@@ -132,20 +132,23 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 }
 
 // chatMessage returns the call's chat_message on the channel it talks on.
-// Errors with EINVALID or EFORBIDDEN are the caller's to fix.
+// The chat tool's arguments are checked before a channel is made. Errors
+// with EINVALID or EFORBIDDEN are the caller's to fix.
 func (b *Backend) chatMessage(ctx context.Context, call *mcpgate.Call) (*mcpgate.Message, error) {
+	var a chatArgs
 	if isChat(call) {
-		if a, err := chatArguments(call); err != nil {
+		var err error
+		if a, err = chatArguments(call); err != nil {
 			return nil, err
 		} else if a.Message == "" {
 			return nil, mcpgate.Errorf(mcpgate.EINVALID, "%s needs a message", call.Tool.Name)
 		}
 	}
-	ch, err := b.channel(ctx, call)
+	ch, err := b.channel(ctx, call, a.ContextID)
 	if err != nil {
 		return nil, err
 	}
-	return newChatMessage(ch, call)
+	return newChatMessage(ch, call, a.Message), nil
 }
 
 // roundTrip posts msg, delivers it by push when signer is set, and waits

@@ -38,27 +38,21 @@ func chatArguments(call *mcpgate.Call) (chatArgs, error) {
 	return a, nil
 }
 
-// channel returns the channel the call talks on: the one its context_id
-// names, else its session's, else a new one. It returns EFORBIDDEN for a
-// context_id of another caller, agent or skill and EINVALID for a malformed
-// one.
-func (b *Backend) channel(ctx context.Context, call *mcpgate.Call) (*mcpgate.Channel, error) {
+// channel returns the channel the call talks on: the one contextID (the
+// chat tool's context_id, "" for none) names, else its session's, else a
+// new one. It returns EFORBIDDEN for a context_id of another caller, agent
+// or skill and EINVALID for a malformed one.
+func (b *Backend) channel(ctx context.Context, call *mcpgate.Call, contextID string) (*mcpgate.Channel, error) {
 	want := &mcpgate.Channel{
 		AgentID: call.Agent.ID, Skill: call.Skill.Name,
 		Owner: call.Credential.Identity(), SessionID: call.SessionID,
 	}
-	if isChat(call) {
-		a, err := chatArguments(call)
-		if err != nil {
-			return nil, err
+	if contextID != "" {
+		if !contextIDPattern.MatchString(contextID) {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "context_id %q: use up to 128 letters, digits, '_', '.', ':' or '-'", contextID)
 		}
-		if a.ContextID != "" {
-			if !contextIDPattern.MatchString(a.ContextID) {
-				return nil, mcpgate.Errorf(mcpgate.EINVALID, "context_id %q: use up to 128 letters, digits, '_', '.', ':' or '-'", a.ContextID)
-			}
-			want.ID = a.ContextID
-			return b.openChannel(ctx, want)
-		}
+		want.ID = contextID
+		return b.openChannel(ctx, want)
 	}
 	if call.SessionID == "" {
 		want.ID = "ch_" + randomHex(12)
@@ -110,25 +104,18 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// newChatMessage returns the chat_message that carries the call: the
-// message text for the chat tool, the tool's name and arguments for a tool
-// the agent declares. EINVALID if the chat tool has no message.
-func newChatMessage(ch *mcpgate.Channel, call *mcpgate.Call) (*mcpgate.Message, error) {
+// newChatMessage returns the chat_message that carries the call: text, the
+// chat tool's message, for the chat tool; the tool's name and arguments for
+// a tool the agent declares.
+func newChatMessage(ch *mcpgate.Channel, call *mcpgate.Call, text string) *mcpgate.Message {
 	m := &mcpgate.Message{
 		ChannelID: ch.ID, AgentID: call.Agent.ID, Skill: call.Skill.Name,
 		Type: mcpgate.MessageChat, Sender: call.Credential.Identity(), Tool: call.Tool.Name,
 	}
-	if !isChat(call) {
+	if isChat(call) {
+		m.Body.Text = text
+	} else {
 		m.Arguments = call.Arguments
-		return m, nil
 	}
-	a, err := chatArguments(call)
-	if err != nil {
-		return nil, err
-	}
-	if a.Message == "" {
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "%s needs a message", call.Tool.Name)
-	}
-	m.Body.Text = a.Message
-	return m, nil
+	return m
 }

@@ -116,11 +116,15 @@ func statusError(resp *http.Response) error {
 // post stores a message on a channel.
 func (c *client) post(ctx context.Context, channelID string, m *outgoing) (*mcpgate.Message, error) {
 	var stored mcpgate.Message
-	path := "/api/v1/channels/" + url.PathEscape(channelID) + "/messages"
-	if err := c.do(ctx, http.MethodPost, path, m, http.StatusCreated, &stored); err != nil {
+	if err := c.do(ctx, http.MethodPost, messagesPath(channelID), m, http.StatusCreated, &stored); err != nil {
 		return nil, err
 	}
 	return &stored, nil
+}
+
+// messagesPath is the path of a channel's messages.
+func messagesPath(channelID string) string {
+	return "/api/v1/channels/" + url.PathEscape(channelID) + "/messages"
 }
 
 // ack acknowledges messages, so they are not delivered again.
@@ -135,8 +139,7 @@ func (c *client) list(ctx context.Context, channelID string, after int64, limit 
 		Messages []*mcpgate.Message `json:"messages"`
 	}
 	q := url.Values{"after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
-	path := "/api/v1/channels/" + url.PathEscape(channelID) + "/messages?" + q.Encode()
-	if err := c.do(ctx, http.MethodGet, path, nil, http.StatusOK, &page); err != nil {
+	if err := c.do(ctx, http.MethodGet, messagesPath(channelID)+"?"+q.Encode(), nil, http.StatusOK, &page); err != nil {
 		return nil, err
 	}
 	return page.Messages, nil

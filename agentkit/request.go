@@ -56,14 +56,19 @@ func (r *Request) ID() string { return r.Message.ID }
 
 // Text returns what the caller said: the message's text, or the "message"
 // argument of the chat tool when the text is empty.
-func (r *Request) Text() string {
-	if r.Message.Body.Text != "" {
-		return r.Message.Body.Text
+func (r *Request) Text() string { return MessageText(r.Message) }
+
+// MessageText returns what the caller said in a chat message, such as one
+// of Request.History: its text, or the "message" argument of the chat tool
+// when the text is empty.
+func MessageText(m *mcpgate.Message) string {
+	if m.Body.Text != "" {
+		return m.Body.Text
 	}
 	var args struct {
 		Message string `json:"message"`
 	}
-	json.Unmarshal(r.Arguments, &args)
+	json.Unmarshal(m.Arguments, &args)
 	return args.Message
 }
 

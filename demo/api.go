@@ -17,6 +17,9 @@ const maxBodyBytes = 1 << 20
 type api struct {
 	dataDir string
 	mux     *http.ServeMux
+	// routes lists the endpoints route registered, for the error of an
+	// unknown path.
+	routes []string
 }
 
 // NewAPI returns the demo REST API. Its routes are relative to Prefix, so
@@ -30,26 +33,27 @@ func NewAPI(dataDir string) http.Handler {
 	a.route("GET /weather/{city}", a.handleWeather)
 	a.route("POST /invoices/{filename}/csv", a.handleSaveInvoice)
 	a.route("GET /invoices", a.handleListInvoices)
-	a.route("/", a.handleNoRoute)
+	a.mux.HandleFunc("/", serveError(a.handleNoRoute))
 	return a.mux
-}
-
-// routes lists the endpoints, for the error of an unknown path.
-var routes = []string{
-	"POST /convert/units", "GET /convert/currency", "GET /weather/{city}",
-	"POST /invoices/{filename}/csv", "GET /invoices",
 }
 
 // handlerFunc is a handler that returns its error instead of writing it.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// route registers h, writing any error it returns as JSON.
+// route registers h as an endpoint of the API.
 func (a *api) route(pattern string, h handlerFunc) {
-	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+	a.routes = append(a.routes, pattern)
+	a.mux.HandleFunc(pattern, serveError(h))
+}
+
+// serveError returns a handler that runs h and writes any error it returns
+// as JSON.
+func serveError(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			writeError(w, err)
 		}
-	})
+	}
 }
 
 // handleNoRoute answers paths and methods the API does not serve.
@@ -66,7 +70,7 @@ func (a *api) handleNoRoute(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		return statusf(http.StatusMethodNotAllowed, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, " or "))
 	}
-	return statusf(http.StatusNotFound, "no endpoint %s %s; the demo API serves %s", r.Method, r.URL.Path, strings.Join(routes, ", "))
+	return statusf(http.StatusNotFound, "no endpoint %s %s; the demo API serves %s", r.Method, r.URL.Path, strings.Join(a.routes, ", "))
 }
 
 // statusError is an error with the HTTP status it is answered with.

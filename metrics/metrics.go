@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -70,7 +71,8 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// statusText formats a status code without allocating for common ones.
+// statusText formats a status code, a negative one as "0", without
+// allocating for common ones.
 func statusText(code int) string {
 	switch code {
 	case 200:
@@ -84,20 +86,5 @@ func statusText(code int) string {
 	case 404:
 		return "404"
 	}
-	return itoa(code)
-}
-
-// itoa formats a small non-negative integer.
-func itoa(n int) string {
-	if n <= 0 {
-		return "0"
-	}
-	var b [8]byte
-	i := len(b)
-	for n > 0 && i > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return strconv.Itoa(max(code, 0))
 }

@@ -14,28 +14,7 @@
 # its figure minus the relay's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sessions=${1:-8}
-duration=${2:-10s}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-
-go build -o "$work/mcpgate" ./cmd/mcpgate
-bin="$work/mcpgate"
-
-# listen_addr prints the address a gateway logged it listens on.
-listen_addr() { grep -o 'mcpgate listening" addr=[0-9.:]*' "$1" 2>/dev/null | head -1 | cut -d= -f2; }
-
-# wait_addr waits up to 30s for process $1 to log its address in file $2.
-wait_addr() {
-  for _ in $(seq 300); do
-    addr=$(listen_addr "$2")
-    if [ -n "$addr" ]; then echo "$addr"; return 0; fi
-    kill -0 "$1" 2>/dev/null || { echo "load.sh: process $1 exited:" >&2; cat "$2" >&2; return 1; }
-    sleep 0.1
-  done
-  echo "load.sh: process $1 did not start within 30s" >&2
-  return 1
-}
+source scripts/bench.sh "$@" # $sessions, $duration, $work, $bin, wait_addr
 
 "$bin" serve --demo --addr 127.0.0.1:0 --data-dir "$work/backend" >"$work/backend.out" 2>"$work/backend.err" &
 backend=$(wait_addr $! "$work/backend.err")

@@ -11,27 +11,8 @@
 # gateway's CPU per call is all its own (the upstream's is excluded).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sessions=${1:-8}
-duration=${2:-10s}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-
-go build -o "$work/mcpgate" ./cmd/mcpgate
+source scripts/bench.sh "$@" # $sessions, $duration, $work, $bin, free_port, wait_port
 go build -o "$work/fixture" github.com/modelcontextprotocol/go-sdk/conformance/everything-server
-bin="$work/mcpgate"
-
-# free_port prints a loopback port nothing listens on.
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# wait_port waits up to 30s for something to listen on 127.0.0.1:$1.
-wait_port() {
-  for _ in $(seq 300); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "relay-load.sh: nothing listens on port $1" >&2
-  return 1
-}
 
 upstream=$(free_port)
 "$work/fixture" -http="127.0.0.1:$upstream" -stateless=false 2>"$work/fixture.err" &

@@ -27,11 +27,11 @@ func (f *storeFlags) register(fs *flag.FlagSet) {
 
 // open opens the store the flags name.
 func (f *storeFlags) open(ctx context.Context) (mcpgate.Store, error) {
-	switch {
-	case f.db == "":
+	if f.db == "" {
 		return sqlite.Open(ctx, filepath.Join(f.dataDir, "mcpgate.db"))
-	case strings.HasPrefix(f.db, "postgres://"), strings.HasPrefix(f.db, "postgresql://"):
-		return postgres.Open(ctx, f.db)
+	}
+	if dsn := f.postgresDSN(); dsn != "" {
+		return postgres.Open(ctx, dsn)
 	}
 	// The value is not echoed: it may hold a password.
 	return nil, fmt.Errorf("--db: give a PostgreSQL URL (postgres://user@host/db) or leave it empty for SQLite")

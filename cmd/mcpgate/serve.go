@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -127,10 +126,7 @@ func (c *ServeConfig) validate(env *Env) error {
 func runServe(ctx context.Context, env *Env, args []string) error {
 	m := NewMain(env)
 	if err := m.ParseFlags(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
+		return helpIsOK(err)
 	}
 	if err := m.Run(ctx); err != nil {
 		m.Close()
@@ -351,18 +347,23 @@ func (m *Main) sweepSessions(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if n, err := m.store.DeleteExpiredOAuth(ctx, time.Now()); err != nil {
-				m.logger.Warn("OAuth sweep", "err", err)
-			} else if n > 0 {
-				m.logger.Info("expired OAuth codes and refresh tokens removed", "count", n)
-			}
-			n, err := m.store.DeleteSessions(ctx, time.Now().Add(-24*time.Hour))
-			if err != nil {
-				m.logger.Warn("session sweep", "err", err)
-			} else if n > 0 {
-				m.logger.Info("idle sessions removed", "count", n)
-			}
+			m.sweep(ctx)
 		}
+	}
+}
+
+// sweep deletes expired OAuth codes and refresh tokens, then sessions
+// idle for a day.
+func (m *Main) sweep(ctx context.Context) {
+	if n, err := m.store.DeleteExpiredOAuth(ctx, time.Now()); err != nil {
+		m.logger.Warn("OAuth sweep", "err", err)
+	} else if n > 0 {
+		m.logger.Info("expired OAuth codes and refresh tokens removed", "count", n)
+	}
+	if n, err := m.store.DeleteSessions(ctx, time.Now().Add(-24*time.Hour)); err != nil {
+		m.logger.Warn("session sweep", "err", err)
+	} else if n > 0 {
+		m.logger.Info("idle sessions removed", "count", n)
 	}
 }
 

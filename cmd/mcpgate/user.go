@@ -97,7 +97,7 @@ func runUserList(ctx context.Context, env *Env, args []string) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tNAME\tADMIN\tPASSWORD\tSOURCE\tCREATED")
 		for _, u := range users {
-			fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\t%s\n", u.ID, u.Name, u.Admin, u.PasswordHash != "", u.Source, u.CreatedAt.Format("2006-01-02 15:04"))
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\t%s\n", u.ID, u.Name, u.Admin, u.PasswordHash != "", u.Source, u.CreatedAt.Format(timeFmt))
 		}
 		return tw.Flush()
 	})
@@ -138,13 +138,5 @@ func withStore(ctx context.Context, sf *storeFlags, fn func(mcpgate.Store) error
 		return err
 	}
 	defer s.Close()
-	return cliError(fn(s))
-}
-
-// cliError shows a coded error by its message alone.
-func cliError(err error) error {
-	if err == nil || mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
-		return err
-	}
-	return errors.New(mcpgate.ErrorMessage(err))
+	return fn(s) // main shows a coded error by its message alone
 }

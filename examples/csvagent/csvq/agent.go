@@ -101,13 +101,5 @@ func (a *Agent) message(m *mcpgate.Message) (q *Query, followUp bool, err error)
 		q = &Query{}
 		return q, false, json.Unmarshal(m.Arguments, q)
 	}
-	text := m.Body.Text
-	if text == "" {
-		var args struct {
-			Message string `json:"message"`
-		}
-		json.Unmarshal(m.Arguments, &args)
-		text = args.Message
-	}
-	return a.Table.Parse(text)
+	return a.Table.Parse(agentkit.MessageText(m))
 }
