@@ -1,41 +1,13 @@
 package openapi
 
 import (
-	"go/parser"
-	"go/token"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/mcpgate/mcpgate/internal/deptest"
 )
 
 // TestImports keeps the package on the standard library, the root
 // package, netguard, registry and the YAML parser.
 func TestImports(t *testing.T) {
-	allowed := map[string]bool{
-		"github.com/mcpgate/mcpgate":          true,
-		"github.com/mcpgate/mcpgate/netguard": true,
-		"github.com/mcpgate/mcpgate/registry": true,
-		"github.com/mcpgate/mcpgate/rest":     true,
-		"go.yaml.in/yaml/v3":                  true,
-	}
-	entries, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), e.Name(), nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") && !allowed[p] {
-				t.Errorf("%s imports %s", e.Name(), p)
-			}
-		}
-	}
+	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard", "github.com/mcpgate/mcpgate/registry", "github.com/mcpgate/mcpgate/rest", "go.yaml.in/yaml/v3")
 }
