@@ -4,29 +4,24 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agent"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/postgres"
+	"github.com/mcpgate/mcpgate/postgres/pgtest"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
 	"github.com/mcpgate/mcpgate/sqlite"
@@ -39,7 +34,7 @@ var (
 )
 
 // envPostgres names a PostgreSQL server the tests may create databases on.
-const envPostgres = "MCPGATE_TEST_POSTGRES"
+const envPostgres = pgtest.EnvDSN
 
 // stack is the gateway's message service over a real store: the agent
 // backend, the bus and the server with the agent worker routes on
@@ -96,31 +91,13 @@ func openPostgres(tb testing.TB) (mcpgate.Store, bus.Broker) {
 // returns it with the database's DSN.
 func openPostgresDSN(tb testing.TB) (mcpgate.Store, string) {
 	tb.Helper()
-	ctx := context.Background()
-	cfg, err := pgx.ParseConfig(os.Getenv(envPostgres))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	admin := stdlib.OpenDB(*cfg)
-	tb.Cleanup(func() { admin.Close() })
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	name := "mcpgate_agent_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { dropDatabase(tb, admin, name) })
-	u, err := url.Parse(os.Getenv(envPostgres))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + name
-	st, err := postgres.Open(ctx, u.String())
+	dsn := pgtest.Database(tb, pgtest.Admin(tb))
+	st, err := postgres.Open(context.Background(), dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	return st, u.String()
+	return st, dsn
 }
 
 // openBroker opens a LISTEN/NOTIFY broker, as each replica has one.
@@ -132,13 +109,6 @@ func openBroker(tb testing.TB, dsn string) bus.Broker {
 	}
 	tb.Cleanup(func() { broker.Close() })
 	return broker
-}
-
-// dropDatabase drops a test database.
-func dropDatabase(tb testing.TB, admin *sql.DB, name string) {
-	if _, err := admin.ExecContext(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-		tb.Error(err)
-	}
 }
 
 // mustStack builds the stack on st with a visibility timeout: user alice

@@ -1,16 +1,10 @@
 package e2e
 
 import (
-	"context"
-	"database/sql"
-	"fmt"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
-	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/postgres/pgtest"
 )
 
 // TestDemoOnPostgres runs the demo on PostgreSQL (--db): the TS SDK client
@@ -44,33 +38,8 @@ func TestDemoOnPostgres(t *testing.T) {
 }
 
 // freshDatabase creates an empty database on the test server and returns
-// its DSN; the test is skipped when MCPGATE_TEST_POSTGRES is not set.
+// its DSN; the test is skipped without a server.
 func freshDatabase(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("MCPGATE_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("MCPGATE_TEST_POSTGRES not set")
-	}
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	name := strings.ToLower(mcpgate.NewID("e2e_"))
-	if _, err := db.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db, err := sql.Open("pgx", base)
-		if err == nil {
-			db.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
-			db.Close()
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return pgtest.Database(t, pgtest.Admin(t))
 }
