@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"time"
 
@@ -66,9 +65,7 @@ type Options struct {
 
 // Backend runs the tools of agent skills. It is safe for concurrent use.
 type Backend struct {
-	opts    Options
-	strict  *http.Client
-	private *http.Client
+	opts Options
 }
 
 var _ mcpgate.Backend = (*Backend)(nil)
@@ -91,8 +88,6 @@ func New(opts *Options) *Backend {
 	if b.opts.PushBackoff <= 0 {
 		b.opts.PushBackoff = time.Second
 	}
-	b.strict = b.opts.Guard.Client(netguard.Policy{})
-	b.private = b.opts.Guard.Client(netguard.Policy{AllowPrivate: true})
 	return b
 }
 

@@ -155,11 +155,7 @@ func (b *Backend) send(ctx context.Context, s *signer, msgID string, body []byte
 	req.Header.Set("User-Agent", "mcpgate/"+mcpgate.Version)
 	req.Header.Set(pushsig.MessageIDHeader, msgID)
 	req.Header.Set(pushsig.Header, pushsig.Sign(s.secret, b.opts.Now(), body))
-	client := b.strict
-	if s.policy.AllowPrivate {
-		client = b.private
-	}
-	return client.Do(req)
+	return b.opts.Guard.Client(s.policy).Do(req)
 }
 
 // replyTo turns a push target's 2xx body into the reply to msg: the reply
