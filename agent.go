@@ -22,6 +22,11 @@ type Agent struct {
 // agentIDPattern keeps agent IDs safe as a URL path segment.
 var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
+// ValidAgentID reports whether id has the shape of an agent ID: 1 to 64
+// letters, digits, '_' or '-', starting with a letter or digit, so that it
+// is safe as a URL path segment.
+func ValidAgentID(id string) bool { return agentIDPattern.MatchString(id) }
+
 // IsReservedAgentID reports whether id is a first path segment the gateway
 // serves itself, which no agent may take.
 func IsReservedAgentID(id string) bool {
@@ -34,7 +39,7 @@ func IsReservedAgentID(id string) bool {
 
 // Validate returns EINVALID when the agent's ID or fields are unusable.
 func (a *Agent) Validate() error {
-	if !agentIDPattern.MatchString(a.ID) {
+	if !ValidAgentID(a.ID) {
 		return Errorf(EINVALID, "agent id %q: use 1 to 64 letters, digits, '_' or '-', starting with a letter or digit", a.ID)
 	}
 	if IsReservedAgentID(a.ID) {

@@ -31,7 +31,7 @@ func FuzzParseResource(f *testing.F) {
 		switch {
 		case id == "" && res != s.base:
 			t.Fatalf("parseResource(%q) = %q with no agent, want the base", raw, res)
-		case id != "" && (!validAgentID(id) || res != s.agentURL(id)):
+		case id != "" && (!mcpgate.ValidAgentID(id) || res != s.agentURL(id)):
 			t.Fatalf("parseResource(%q) = %q, agent %q", raw, res, id)
 		}
 		if res2, id2, ok2 := s.parseResource(res); !ok2 || res2 != res || id2 != id {

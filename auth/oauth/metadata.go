@@ -68,7 +68,7 @@ func (s *Server) handleServerMetadata(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) handleResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	resource, name := s.base, "mcpgate: every agent granted"
 	if agent := r.PathValue("agent"); agent != "" {
-		if !validAgentID(agent) {
+		if !mcpgate.ValidAgentID(agent) {
 			writeOAuthError(w, errorf(http.StatusNotFound, "not_found", "no such MCP endpoint"))
 			return
 		}

@@ -2,15 +2,10 @@ package oauth
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/mcpgate/mcpgate"
 )
-
-// agentIDPattern is the shape of an agent ID (mcpgate.Agent.Validate).
-var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-
-// validAgentID reports whether id could name an agent.
-func validAgentID(id string) bool { return agentIDPattern.MatchString(id) }
 
 // agentURL returns the canonical URL of an agent's MCP endpoint: the
 // resource, and the audience, of tokens for that agent.
@@ -33,7 +28,7 @@ func (s *Server) parseResource(raw string) (resource, agentID string, ok bool) {
 	}
 	rest, found := strings.CutPrefix(canon, s.base+"/")
 	id, isMCP := strings.CutSuffix(rest, "/mcp")
-	if !found || !isMCP || !validAgentID(id) {
+	if !found || !isMCP || !mcpgate.ValidAgentID(id) {
 		return "", "", false
 	}
 	return s.agentURL(id), id, true
@@ -44,7 +39,7 @@ func (s *Server) parseResource(raw string) (resource, agentID string, ok bool) {
 func (s *Server) requestResource(path string) string {
 	rest, ok := strings.CutPrefix(path, "/")
 	id, isMCP := strings.CutSuffix(rest, "/mcp")
-	if !ok || !isMCP || !validAgentID(id) {
+	if !ok || !isMCP || !mcpgate.ValidAgentID(id) {
 		return ""
 	}
 	return s.agentURL(id)

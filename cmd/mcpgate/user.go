@@ -75,8 +75,8 @@ func readPassword(env *Env, fromEnv string, fromStdin bool) (string, error) {
 	default:
 		return "", nil
 	}
-	if len(pw) < 8 {
-		return "", errors.New("the password must have at least 8 characters")
+	if len(pw) < auth.MinPasswordLen {
+		return "", fmt.Errorf("the password must have at least %d characters", auth.MinPasswordLen)
 	}
 	return auth.HashPassword(pw)
 }
