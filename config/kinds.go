@@ -43,7 +43,7 @@ func (d *decoder) restSkill(f *fields, s *mcpgate.Skill) []*toolAt {
 // Its tools are discovered from the upstream, never declared.
 func (d *decoder) mcpSkill(f *fields, s *mcpgate.Skill) {
 	s.URL, s.Command, s.Cwd = d.str(f, "url"), d.str(f, "command"), d.str(f, "cwd")
-	s.Args = d.strings(f, "args")
+	s.Args = d.stringList(f, "args")
 	var at map[string]*yaml.Node
 	s.Env, at = d.stringMap(f, "env")
 	d.checkEnv(f.field("env"), s.Env, at)

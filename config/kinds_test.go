@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,5 +115,22 @@ func TestCheckSkillKinds(t *testing.T) {
 	bad := &mcpgate.Skill{Name: "s", Kind: mcpgate.SkillMCP, AutoApprove: true}
 	if err := CheckSkill("research", bad); err == nil {
 		t.Error("CheckSkill accepted an mcp skill without url or command")
+	}
+}
+
+// A stdio upstream's args are its argv: any strings, empty ones included;
+// anything else is refused as what it is, not as an operation pattern.
+func TestMCPArgs(t *testing.T) {
+	t.Parallel()
+	file := func(args string) string {
+		return "users: [{name: alice}]\nagents:\n  - id: a\n    owner: alice\n    skills:\n      - name: s\n        kind: mcp\n        command: /bin/srv\n        args: " + args + "\n"
+	}
+	cfg := mustParse(t, file(`["", "--flag", "x y"]`), env(nil))
+	if diff := cmp.Diff([]string{"", "--flag", "x y"}, cfg.Agents[0].Skills[0].Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	_, err := Parse("mcpgate.yaml", []byte(file(`["--ok", [1]]`)), env(nil))
+	if err == nil || !strings.Contains(err.Error(), "args[1]") || !strings.Contains(err.Error(), "must be a string") || strings.Contains(err.Error(), "pattern") {
+		t.Errorf("a list inside args: err = %v, want args[1] must be a string", err)
 	}
 }

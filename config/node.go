@@ -205,6 +205,21 @@ func (d *decoder) seq(f *fields, key string) []*yaml.Node {
 	return n.Content
 }
 
+// stringList returns the list of text values at key (empty ones
+// included), nil when absent.
+func (d *decoder) stringList(f *fields, key string) []string {
+	var out []string
+	for i, n := range d.seq(f, key) {
+		n = resolve(n)
+		if n.Kind != yaml.ScalarNode {
+			d.errorf(n, fmt.Sprintf("%s[%d]", f.field(key), i), "must be a string")
+			return nil
+		}
+		out = append(out, n.Value)
+	}
+	return out
+}
+
 // stringMap returns the mapping of text values at key, nil when absent,
 // and the key node of each entry.
 func (d *decoder) stringMap(f *fields, key string) (map[string]string, map[string]*yaml.Node) {
