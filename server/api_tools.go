@@ -72,11 +72,13 @@ func (s *Server) handleToolPut(w http.ResponseWriter, r *http.Request, c *caller
 	t.Name = name
 	created := false
 	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) error {
-		if i := toolIndex(cur, name); i >= 0 {
-			cur.Tools[i] = &t
-		} else {
-			created = true
+		// The edit may run again on a fresher skill: decide each time.
+		i := toolIndex(cur, name)
+		created = i < 0
+		if created {
 			cur.Tools = append(cur.Tools, &t)
+		} else {
+			cur.Tools[i] = &t
 		}
 		return nil
 	})
