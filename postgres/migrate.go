@@ -3,16 +3,12 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"fmt"
-	"io/fs"
 
+	"github.com/mcpgate/mcpgate/sqlstore"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // A replica waiting for another's migration retries the lock every
 // lockRetrySeconds, lockRetries times (5 minutes) before giving up.
@@ -25,10 +21,7 @@ const (
 // advisory lock, so that of several replicas starting at once one migrates
 // and the others wait, then find nothing to do.
 func migrate(ctx context.Context, db *sql.DB) error {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
+	sub := sqlstore.Migrations("postgres")
 	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(lockRetrySeconds, lockRetries))
 	if err != nil {
 		return fmt.Errorf("goose locker: %w", err)

@@ -3,15 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"fmt"
-	"io/fs"
 
+	"github.com/mcpgate/mcpgate/sqlstore"
 	"github.com/pressly/goose/v3"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // migrateAttempts bounds how often migrate retries when another process is
 // migrating the same file at the same time.
@@ -22,10 +18,7 @@ const migrateAttempts = 3
 // second one waits for the first one's transaction (busy_timeout), fails on
 // the tables it created, and then finds nothing left to do.
 func migrate(ctx context.Context, db *sql.DB) error {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
+	sub := sqlstore.Migrations("sqlite")
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, sub, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("goose: %w", err)
