@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 )
 
@@ -260,4 +261,43 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// Errors of DecodeObject.
+var (
+	// ErrNotJSON is a body that is not valid JSON: a JSON-RPC parse error.
+	ErrNotJSON = errors.New("the body is not valid JSON")
+	// ErrNotObject is valid JSON that is not one object (an array, a
+	// batch, a string...): a JSON-RPC invalid request.
+	ErrNotObject = errors.New("the body is not one JSON-RPC object")
+)
+
+// Object is the envelope of one JSON-RPC 2.0 object, read by the same
+// decoder as the MCP endpoint's messages, for the gateway's other JSON-RPC
+// endpoints (the HandsAI-compatible surface). Each member is raw, a slice
+// of the body: nil when absent, "null" when null. What the members must
+// hold is the endpoint's to check.
+type Object struct {
+	JSONRPC, ID, Method, Params json.RawMessage
+	// Problem says why the member names make the object invalid: a
+	// duplicate envelope member, or one whose name differs from an
+	// envelope member's only in case. Empty when they are fine.
+	Problem string
+	// IDUnclear reports that the id member is duplicated or miscased, so
+	// that an answer must not echo either.
+	IDUnclear bool
+}
+
+// DecodeObject reads a body holding one JSON-RPC object. It returns
+// ErrNotJSON or ErrNotObject for a body that is neither.
+func DecodeObject(body []byte) (*Object, error) {
+	switch {
+	case !json.Valid(body):
+		return nil, ErrNotJSON
+	case firstByte(body) != '{':
+		return nil, ErrNotObject
+	}
+	m := new(message)
+	m.decodeEnvelope(body)
+	return &Object{JSONRPC: m.JSONRPC, ID: m.ID, Method: m.Method, Params: m.Params, Problem: m.problem, IDUnclear: m.idUnclear}, nil
 }
