@@ -28,6 +28,19 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	s.opts.MCP.ServeAgent(w, r, t.Agent, cred)
 }
 
+// authenticated authenticates a request before h, refusing a missing or
+// bad credential as the MCP endpoint does: 401 with an OAuth challenge.
+func (s *Server) authenticated(h func(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cred, err := s.opts.Auth.Authenticate(r)
+		if err != nil {
+			s.writeAuthError(w, r, err)
+			return
+		}
+		h(w, r, cred)
+	})
+}
+
 // writeAuthError writes an authentication or authorization failure with
 // its OAuth challenge: a 401 tells the client where the protected resource
 // metadata of the requested resource lives (RFC 9728, path-inserted form)

@@ -39,6 +39,15 @@ type Tables interface {
 	Tables() []*registry.Table
 }
 
+// HandsAI serves the HandsAI-compatible tool surface (package handsai) to
+// authenticated callers.
+type HandsAI interface {
+	// ServeList answers POST /mcp/tools/list.
+	ServeList(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential)
+	// ServeCall answers POST /mcp/tools/call.
+	ServeCall(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential)
+}
+
 // Metrics records requests and serves the metrics page.
 type Metrics interface {
 	ObserveRequest(route string, code int, d time.Duration)
@@ -59,8 +68,6 @@ type Options struct {
 	MCP MCPServer
 	// Metrics records every request and serves /metrics.
 	Metrics Metrics
-	// Caller runs the tool calls of the HandsAI-compatible surface.
-	Caller Caller
 	// Changed is called after the management API changed an agent, a skill
 	// or a tool, so that the registry reloads and open sessions hear of it
 	// at once; optional.
@@ -87,6 +94,9 @@ type Options struct {
 	// InboxPing is how often a quiet inbox stream gets a keep-alive
 	// comment; default DefaultInboxPing.
 	InboxPing time.Duration
+	// HandsAI serves /mcp/tools/list and /mcp/tools/call once a request
+	// is authenticated; optional.
+	HandsAI HandsAI
 	// OAuth is the OAuth authorization server whose metadata and endpoints
 	// are served; optional.
 	OAuth OAuthServer
@@ -124,7 +134,10 @@ func (s *Server) routes() {
 	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
 	s.oauthRoutes()
 	s.apiRoutes()
-	s.handsAIRoutes()
+	if s.opts.HandsAI != nil {
+		s.handle("POST /mcp/tools/list", "handsai_list", s.authenticated(s.opts.HandsAI.ServeList))
+		s.handle("POST /mcp/tools/call", "handsai_call", s.authenticated(s.opts.HandsAI.ServeCall))
+	}
 	for prefix, h := range s.opts.Mounts {
 		s.handle(prefix, prefix, h)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/demo"
+	"github.com/mcpgate/mcpgate/handsai"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
@@ -193,7 +194,8 @@ func (m *Main) wire() error {
 	gateway.Caller, gateway.Upstreams = pipe, m.upstream
 	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
 	srv, err := server.New(&server.Options{
-		Store: m.store, Tables: m.registry, Auth: authn, Caller: pipe,
+		Store: m.store, Tables: m.registry, Auth: authn,
+		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: pipe, Logger: m.logger}),
 		Changed: m.registry.Reload, Forget: authn.Forget,
 		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL, Bus: m.bus, Visibility: m.Config.AgentVisibility,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,

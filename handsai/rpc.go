@@ -1,10 +1,13 @@
-package server
+package handsai
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpgate/mcpgate/mcp"
 )
 
 // JSON-RPC error codes of the HandsAI-compatible surface.
@@ -21,11 +24,10 @@ const handsAIMissingParams = "Invalid params: missing required parameters"
 
 // rpcRequest is one JSON-RPC request to the HandsAI surface.
 type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	Method string
+	Params json.RawMessage
 	// ID is the request's id, a string or a number; nil when absent.
-	ID json.RawMessage `json:"id"`
+	ID json.RawMessage
 }
 
 // rpcResponse is a JSON-RPC response of the HandsAI surface: a result or
@@ -52,33 +54,59 @@ func rpcFailf(code int, format string, args ...any) *rpcFailure {
 	return &rpcFailure{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// decodeRPCRequest reads one JSON-RPC request for method. On failure it
-// returns the JSON-RPC error, and the request too once its id is known, so
-// that the error can echo it.
+// decodeRPCRequest reads one JSON-RPC request for method with the mcp
+// package's decoder. On failure it returns the JSON-RPC error, and the
+// request too once its id is known, so that the error can echo it.
 func decodeRPCRequest(body []byte, method string) (*rpcRequest, *rpcFailure) {
 	body = bytes.TrimSpace(body)
-	switch {
-	case len(body) == 0 || string(body) == "null":
+	if len(body) == 0 || string(body) == "null" {
 		return nil, rpcFailf(handsAIInvalidParams, handsAIMissingParams)
-	case !json.Valid(body):
+	}
+	obj, err := mcp.DecodeObject(body)
+	switch {
+	case errors.Is(err, mcp.ErrNotJSON):
 		return nil, rpcFailf(handsAIParseError, "Parse error: the body is not valid JSON")
-	case body[0] != '{':
+	case err != nil:
 		return nil, rpcFailf(handsAIInvalidRequest, "Invalid Request: send one JSON-RPC request object")
 	}
-	req := &rpcRequest{}
-	typeErr := json.Unmarshal(body, req) // fills what it can despite a wrong type
+	req := &rpcRequest{Params: obj.Params, ID: obj.ID}
+	if obj.IDUnclear {
+		req.ID = nil
+	}
 	if fail := checkRPCID(req); fail != nil {
 		return nil, fail
 	}
+	return req, checkRPCRequest(obj, req, method)
+}
+
+// checkRPCRequest checks the envelope of a request for method and sets
+// req.Method.
+func checkRPCRequest(obj *mcp.Object, req *rpcRequest, method string) *rpcFailure {
+	version, okVersion := stringMember(obj.JSONRPC)
+	name, okMethod := stringMember(obj.Method)
+	req.Method = name
 	switch {
-	case typeErr != nil:
-		return req, rpcFailf(handsAIInvalidRequest, "Invalid Request: jsonrpc and method must be strings")
-	case req.JSONRPC != "2.0":
-		return req, rpcFailf(handsAIInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
-	case req.Method != method:
-		return req, rpcFailf(handsAIMethodNotFound, "Method not found: %q; this endpoint serves %q", req.Method, method)
+	case obj.Problem != "":
+		return rpcFailf(handsAIInvalidRequest, "Invalid Request: %s", obj.Problem)
+	case !okVersion || !okMethod:
+		return rpcFailf(handsAIInvalidRequest, "Invalid Request: jsonrpc and method must be strings")
+	case version != "2.0":
+		return rpcFailf(handsAIInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
+	case name != method:
+		return rpcFailf(handsAIMethodNotFound, "Method not found: %q; this endpoint serves %q", name, method)
 	}
-	return req, nil
+	return nil
+}
+
+// stringMember returns the string an envelope member holds: "" when it is
+// absent or null, not ok when it is not a string.
+func stringMember(raw json.RawMessage) (string, bool) {
+	var s string
+	if raw == nil {
+		return "", true
+	}
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }
 
 // checkRPCID accepts a string or number id and drops a null one.

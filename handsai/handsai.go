@@ -1,9 +1,15 @@
-package server
-
-// The HandsAI-compatible surface serves callers written against HandsAI's
-// simpler API: one JSON-RPC object per POST, listing and calling the tools
-// of every agent the credential may use at once. Calls run through the same
-// pipeline as MCP calls; only the envelope and the error mapping differ.
+// Package handsai serves the HandsAI-compatible tool surface to callers
+// written against HandsAI's simpler API: one JSON-RPC object per POST to
+// /mcp/tools/list or /mcp/tools/call, without sessions, listing and calling
+// the tools of every agent the credential may use at once. Calls run
+// through the same pipeline as MCP calls (through Caller); only the
+// envelope and the error mapping differ. The server authenticates each
+// request first and routes it here with its credential.
+//
+// It reads JSON-RPC objects with the mcp package's decoder and knows the
+// agents' tools from the registry's tables. It must not import a store, a
+// backend, the pipeline, the server or the management API.
+package handsai
 
 import (
 	"context"
@@ -11,12 +17,49 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/mcp"
+	"github.com/mcpgate/mcpgate/registry"
 )
+
+// Caller runs tool calls: the pipeline.
+type Caller interface {
+	Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error)
+}
+
+// Tables lists every agent's tool table.
+type Tables interface {
+	// Tables returns every agent's table, sorted by agent ID.
+	Tables() []*registry.Table
+}
+
+// Options configure a Surface. Tables and Caller are required.
+type Options struct {
+	// Tables are the agents and tools to list and call.
+	Tables Tables
+	// Caller runs the calls.
+	Caller Caller
+	// Logger is optional; nil discards.
+	Logger *slog.Logger
+}
+
+// Surface serves the two routes of the HandsAI-compatible surface.
+type Surface struct {
+	opts Options
+}
+
+// New returns the surface.
+func New(opts *Options) *Surface {
+	s := &Surface{opts: *opts}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
 
 // handsAIMaxBody is the largest request body the surface reads.
 const handsAIMaxBody = 4 << 20
@@ -25,39 +68,36 @@ const handsAIMaxBody = 4 << 20
 // *rpcFailure error is sent as it is; others are mapped by handsAIError.
 type handsAIMethod func(ctx context.Context, cred *mcpgate.Credential, params json.RawMessage) (any, error)
 
-// handsAIRoutes registers the HandsAI-compatible tool surface.
-func (s *Server) handsAIRoutes() {
-	s.handle("POST /mcp/tools/list", "handsai_list", s.handsAI("tools/list", s.handsAIList))
-	s.handle("POST /mcp/tools/call", "handsai_call", s.handsAI("tools/call", s.handsAICall))
+// ServeList answers POST /mcp/tools/list for an authenticated caller.
+func (s *Surface) ServeList(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential) {
+	s.serve(w, r, cred, "tools/list", s.handsAIList)
 }
 
-// handsAI authenticates a request, decodes its JSON-RPC object, runs fn
-// and writes the response: HTTP 200 for every JSON-RPC answer, 401 for a
-// missing or bad credential and 413 for a body over 4 MiB.
-func (s *Server) handsAI(method string, fn handsAIMethod) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cred, err := s.opts.Auth.Authenticate(r)
-		if err != nil {
-			s.writeAuthError(w, r, err)
-			return
-		}
-		body, err := readHandsAIBody(w, r)
-		if err != nil {
-			mcp.WriteHTTPError(w, err)
-			return
-		}
-		req, fail := decodeRPCRequest(body, method)
-		if fail != nil {
-			writeRPC(w, req, nil, fail)
-			return
-		}
-		result, err := fn(r.Context(), cred, req.Params)
-		if err != nil {
-			writeRPC(w, req, nil, s.handsAIError(req, err))
-			return
-		}
-		writeRPC(w, req, result, nil)
-	})
+// ServeCall answers POST /mcp/tools/call for an authenticated caller.
+func (s *Surface) ServeCall(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential) {
+	s.serve(w, r, cred, "tools/call", s.handsAICall)
+}
+
+// serve decodes the request's JSON-RPC object, runs fn and writes the
+// response: HTTP 200 for every JSON-RPC answer and 413 for a body over
+// 4 MiB.
+func (s *Surface) serve(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential, method string, fn handsAIMethod) {
+	body, err := readHandsAIBody(w, r)
+	if err != nil {
+		mcp.WriteHTTPError(w, err)
+		return
+	}
+	req, fail := decodeRPCRequest(body, method)
+	if fail != nil {
+		writeRPC(w, req, nil, fail)
+		return
+	}
+	result, err := fn(r.Context(), cred, req.Params)
+	if err != nil {
+		writeRPC(w, req, nil, s.handsAIError(req, err))
+		return
+	}
+	writeRPC(w, req, result, nil)
 }
 
 // readHandsAIBody reads the request body, up to handsAIMaxBody. Returns
@@ -79,13 +119,16 @@ func writeRPC(w http.ResponseWriter, req *rpcRequest, result any, fail *rpcFailu
 	if req != nil {
 		resp.ID = req.ID
 	}
-	writeJSON(w, http.StatusOK, resp)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(resp)
 }
 
 // handsAIError is the one place where errors of the HandsAI surface become
 // JSON-RPC errors: an unknown tool is -32602 "Invalid params: tool not
 // found", and every failure to run a tool is -32603 "Internal error: …".
-func (s *Server) handsAIError(req *rpcRequest, err error) *rpcFailure {
+func (s *Surface) handsAIError(req *rpcRequest, err error) *rpcFailure {
 	var fail *rpcFailure
 	switch code := mcpgate.ErrorCode(err); {
 	case errors.As(err, &fail):
@@ -105,7 +148,7 @@ type toolListResult struct {
 }
 
 // handsAIList lists the tools of every agent cred may use, by name.
-func (s *Server) handsAIList(_ context.Context, cred *mcpgate.Credential, _ json.RawMessage) (any, error) {
+func (s *Surface) handsAIList(_ context.Context, cred *mcpgate.Credential, _ json.RawMessage) (any, error) {
 	tools := usableHandsAITools(s.opts.Tables.Tables(), cred)
 	sortHandsAITools(tools)
 	res := toolListResult{Tools: make([]json.RawMessage, len(tools))}
@@ -127,7 +170,7 @@ type toolCallResult struct {
 // handsAICall runs the call through the pipeline; arguments the pipeline
 // refuses are HandsAI's -32602 naming each field, other tool failures
 // -32603.
-func (s *Server) handsAICall(ctx context.Context, cred *mcpgate.Credential, params json.RawMessage) (any, error) {
+func (s *Surface) handsAICall(ctx context.Context, cred *mcpgate.Credential, params json.RawMessage) (any, error) {
 	p, err := decodeToolCallParams(params)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package server
+package handsai
 
 import (
 	"encoding/json"

@@ -1,9 +1,10 @@
-package server
+package handsai
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
+	"github.com/mcpgate/mcpgate/server"
 )
 
 // handsAISource is a registry source of fixed agents and skills.
@@ -206,8 +208,9 @@ func TestInvalidParamsFailure(t *testing.T) {
 	}
 }
 
-// handsAITest is a server with fake tables and authentication, and the
-// real pipeline over a fake backend.
+// handsAITest is the surface behind the real server (its route table and
+// authentication front) with fake tables and authentication, and the real
+// pipeline over a fake backend.
 type handsAITest struct {
 	url    string
 	caller *handsAICaller
@@ -231,8 +234,8 @@ func newHandsAITest(tb testing.TB) *handsAITest {
 	assistant.schema = handsAIWeatherSchema
 	tables := mustHandsAIRegistry(tb, assistant, newHandsAIAgent("crm", "alice", "status", "fails", "slow", "broken", "vanish", "relayed", "empty"))
 	pipe := pipeline.New(&pipeline.Options{Tables: tables, Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: caller}})
-	s, err := New(&Options{
-		Tables: tables, Caller: pipe, Metrics: handsAIMetrics{}, PublicURL: "http://127.0.0.1:8094",
+	s, err := server.New(&server.Options{
+		Tables: tables, HandsAI: New(&Options{Tables: tables, Caller: pipe}), Metrics: handsAIMetrics{}, PublicURL: "http://127.0.0.1:8094",
 		Auth: handsAIAuth{"alice": handsAIAlice, "crm": handsAICRMKey},
 	})
 	if err != nil {
@@ -255,8 +258,16 @@ func (h *handsAITest) post(tb testing.TB, path, token, body string) (int, http.H
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	r := doRequest(tb, req)
-	return r.status, r.header, r.body
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(b)
 }
 
 // mustEqualHandsAIJSON compares two JSON documents as values.
@@ -328,6 +339,12 @@ func TestHandsAICall(t *testing.T) {
 		{"wrong version", "alice", `{"jsonrpc":"1.0","method":"tools/call","id":9}`, handsAIErrorJSON(`9`, -32600, `Invalid Request: jsonrpc must be "2.0"`)},
 		{"method not a string", "alice", `{"jsonrpc":"2.0","method":7,"id":9}`, handsAIErrorJSON(`9`, -32600, `Invalid Request: jsonrpc and method must be strings`)},
 		{"object id", "alice", `{"jsonrpc":"2.0","method":"tools/call","id":{}}`, handsAIErrorJSON("", -32600, "Invalid Request: id must be a string or a number")},
+		// The mcp package's decoder reads the envelope: member names are
+		// exact and said once, as on the MCP endpoint.
+		{"duplicate id", "alice", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"crm.status"},"id":1,"id":2}`,
+			handsAIErrorJSON("", -32600, `Invalid Request: duplicate member "id"`)},
+		{"miscased member", "alice", `{"jsonrpc":"2.0","method":"tools/call","Params":{"name":"crm.status"},"id":1}`,
+			handsAIErrorJSON(`1`, -32600, `Invalid Request: member names are case-sensitive: "Params" is not "params"`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
