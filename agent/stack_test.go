@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agent"
+	"github.com/mcpgate/mcpgate/api"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/metrics"
@@ -24,6 +25,7 @@ import (
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/skilledit"
 	"github.com/mcpgate/mcpgate/sqlite"
 )
 
@@ -146,9 +148,10 @@ func serveReplica(tb testing.TB, st mcpgate.Store, broker bus.Broker, visibility
 	tb.Cleanup(func() { b.Close() })
 	reg := registry.New(st, nil)
 	must(tb, reg.Reload(context.Background()))
+	authn := auth.NewAuthenticator(st, nil)
 	srv, err := server.New(&server.Options{
-		Store: st, Tables: reg, Auth: auth.NewAuthenticator(st, nil), Metrics: metrics.New(),
-		PublicURL: "http://127.0.0.1:1", Bus: b, Visibility: visibility,
+		Store: st, Tables: reg, Auth: authn, Metrics: metrics.New(), PublicURL: "http://127.0.0.1:1",
+		API: api.New(&api.Options{Store: st, Skills: skilledit.Editor{Store: st}, Auth: authn, Bus: b, Visibility: visibility}),
 	})
 	must(tb, err)
 	hs := httptest.NewServer(srv)

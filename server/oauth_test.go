@@ -116,7 +116,7 @@ func (f *oauthFixture) mustToken(tb testing.TB, aud string, agents ...string) st
 }
 
 // call sends a request with an Authorization bearer ("" for none).
-func (f *oauthFixture) call(tb testing.TB, method, path, bearer string) *apiReply {
+func (f *oauthFixture) call(tb testing.TB, method, path, bearer string) *reply {
 	tb.Helper()
 	req, err := http.NewRequest(method, f.base+path, nil)
 	if err != nil {

@@ -1,14 +1,15 @@
-// Package server is the gateway's HTTP surface: the route table, the
-// Origin/Host guard, authentication and authorization in front of the MCP
-// endpoint, the management API (/api/v1), the HandsAI-compatible tool
-// surface (/mcp/tools/list and /mcp/tools/call), /healthz and /metrics.
+// Package server is the gateway's HTTP front: the route table, the
+// Origin/Host guard, metrics of every request, authentication and
+// authorization in front of the MCP endpoint (/{agent}/mcp) and the
+// HandsAI-compatible surface, the OAuth server's routes, /healthz and
+// /metrics. The management API (package api) and the HandsAI surface
+// (package handsai) are mounted behind the same guard.
 //
-// MCP errors go through the mcp package's error writer and API errors
-// through writeAPIError. Tool calls run in the pipeline; the management API
-// checks skills with the config file's own checks (package config) and
-// imports OpenAPI documents with rest/openapi, so that the file, the CLI
-// and the API create tools one way. It must not import a store
-// implementation or a backend other than rest/openapi.
+// MCP errors and authentication refusals go through the mcp package's
+// error writer, with an OAuth challenge. It imports the root package, mcp,
+// registry (the agents' tables) and auth (a header name); it must not
+// import a store implementation, a backend, the pipeline, config, the
+// management API or the HandsAI surface.
 package server
 
 import (
@@ -54,27 +55,25 @@ type Metrics interface {
 	Handler() http.Handler
 }
 
+// Pinger checks that the database answers.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Options configure a Server. Every field is required except those said
 // to be optional.
 type Options struct {
-	// Store is checked by /healthz and read and written by the management
-	// API.
-	Store mcpgate.Store
+	// Store is checked by /healthz.
+	Store Pinger
 	// Tables finds the agent of /{agent}/mcp.
 	Tables Tables
-	// Auth authenticates requests to the MCP endpoint.
+	// Auth authenticates requests to the MCP endpoint and the HandsAI
+	// surface.
 	Auth Authenticator
 	// MCP serves the protocol once a request is authorized.
 	MCP MCPServer
 	// Metrics records every request and serves /metrics.
 	Metrics Metrics
-	// Changed is called after the management API changed an agent, a skill
-	// or a tool, so that the registry reloads and open sessions hear of it
-	// at once; optional.
-	Changed func(ctx context.Context) error
-	// Forget drops a key from the authenticator's cache, so that a key
-	// revoked through the API stops working at once; optional.
-	Forget func(hash string)
 	// PublicURL is the gateway's base URL as clients reach it, used for
 	// every absolute URL and allowed as Host and Origin.
 	PublicURL string
@@ -84,16 +83,9 @@ type Options struct {
 	// Mounts are extra handlers by path prefix (such as the demo API),
 	// behind the same Host/Origin guard; optional.
 	Mounts map[string]http.Handler
-	// Bus posts agent workers' messages and wakes their inbox streams;
-	// optional: without it the agent worker routes answer 503.
-	Bus MessageBus
-	// Visibility is how long a message delivered to an agent worker waits
-	// for its acknowledgement before it is delivered again; default
-	// DefaultVisibility.
-	Visibility time.Duration
-	// InboxPing is how often a quiet inbox stream gets a keep-alive
-	// comment; default DefaultInboxPing.
-	InboxPing time.Duration
+	// API serves the management API under /api/v1/, measured under the
+	// route label "api"; optional.
+	API http.Handler
 	// HandsAI serves /mcp/tools/list and /mcp/tools/call once a request
 	// is authenticated; optional.
 	HandsAI HandsAI
@@ -133,7 +125,9 @@ func (s *Server) routes() {
 	s.handle("GET /metrics", "metrics", s.opts.Metrics.Handler())
 	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
 	s.oauthRoutes()
-	s.apiRoutes()
+	if s.opts.API != nil {
+		s.handle("/api/v1/", "api", s.opts.API)
+	}
 	if s.opts.HandsAI != nil {
 		s.handle("POST /mcp/tools/list", "handsai_list", s.authenticated(s.opts.HandsAI.ServeList))
 		s.handle("POST /mcp/tools/call", "handsai_call", s.authenticated(s.opts.HandsAI.ServeCall))

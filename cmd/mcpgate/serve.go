@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agentkit"
+	"github.com/mcpgate/mcpgate/api"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/bus"
@@ -28,6 +29,7 @@ import (
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/skilledit"
 	"github.com/mcpgate/mcpgate/upstream"
 )
 
@@ -196,8 +198,11 @@ func (m *Main) wire() error {
 	srv, err := server.New(&server.Options{
 		Store: m.store, Tables: m.registry, Auth: authn,
 		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: pipe, Logger: m.logger}),
-		Changed: m.registry.Reload, Forget: authn.Forget,
-		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL, Bus: m.bus, Visibility: m.Config.AgentVisibility,
+		API: api.New(&api.Options{
+			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
+			Bus: m.bus, Visibility: m.Config.AgentVisibility, Logger: m.logger,
+		}),
+		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
 	})

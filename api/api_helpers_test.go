@@ -1,4 +1,4 @@
-package server
+package api
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/registry"
+	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/skilledit"
 	"github.com/mcpgate/mcpgate/sqlite"
 )
 
@@ -43,16 +45,12 @@ func mustAPIFixture(tb testing.TB) *apiFixture {
 	tb.Cleanup(func() { st.Close() })
 	f := &apiFixture{store: st, registry: registry.New(st, nil)}
 	authn := auth.NewAuthenticator(st, nil)
-	f.srv, err = New(&Options{
-		Store: st, Tables: f.registry, Auth: authn, Metrics: metrics.New(), PublicURL: "http://127.0.0.1:1",
+	f.srv = New(&Options{
+		Store: st, Skills: skilledit.Editor{Store: st}, Auth: authn,
 		Changed: func(ctx context.Context) error { f.changes.Add(1); return f.registry.Reload(ctx) },
 		Forget:  authn.Forget,
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	f.http = httptest.NewServer(f.srv)
-	tb.Cleanup(f.http.Close)
+	f.http = serveBehindServer(tb, st, f.registry, f.srv)
 	f.alice = f.mustUser(tb, "alice", false)
 	f.bob = f.mustUser(tb, "bob", false)
 	f.root = f.mustUser(tb, "root", true)
@@ -63,6 +61,21 @@ func mustAPIFixture(tb testing.TB) *apiFixture {
 		tb.Fatal(err)
 	}
 	return f
+}
+
+// serveBehindServer serves the API as the gateway does, behind the
+// server's route table and guard, on 127.0.0.1.
+func serveBehindServer(tb testing.TB, st mcpgate.Store, reg *registry.Registry, api *Server) *httptest.Server {
+	tb.Helper()
+	srv, err := server.New(&server.Options{
+		Store: st, Tables: reg, Auth: auth.NewAuthenticator(st, nil), Metrics: metrics.New(), PublicURL: "http://127.0.0.1:1", API: api,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	tb.Cleanup(hs.Close)
+	return hs
 }
 
 // mustUser creates a user and returns a user key of it.

@@ -1,4 +1,4 @@
-package server
+package api
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/bus"
-	"github.com/mcpgate/mcpgate/metrics"
+	"github.com/mcpgate/mcpgate/skilledit"
 )
 
 // The bus serves the agent worker routes.
@@ -37,15 +37,11 @@ func mustAgentFixture(tb testing.TB, visibility, ping time.Duration) *agentFixtu
 	f := &agentFixture{apiFixture: mustAPIFixture(tb)}
 	f.bus = bus.New(&bus.Options{Store: f.store, Logger: slog.New(slog.DiscardHandler)})
 	tb.Cleanup(func() { f.bus.Close() })
-	srv, err := New(&Options{
-		Store: f.store, Tables: f.registry, Auth: auth.NewAuthenticator(f.store, nil), Metrics: metrics.New(),
-		PublicURL: "http://127.0.0.1:1", Bus: f.bus, Visibility: visibility, InboxPing: ping,
+	srv := New(&Options{
+		Store: f.store, Skills: skilledit.Editor{Store: f.store}, Auth: auth.NewAuthenticator(f.store, nil),
+		Bus: f.bus, Visibility: visibility, InboxPing: ping,
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	f.http = httptest.NewServer(srv)
-	tb.Cleanup(f.http.Close)
+	f.http = serveBehindServer(tb, f.store, f.registry, srv)
 	f.apiFixture.http = f.http
 	return f
 }

@@ -1,4 +1,4 @@
-package server
+package api
 
 import (
 	_ "embed"
@@ -65,13 +65,13 @@ func (s *Server) apiRouteTable() []apiRoute {
 	}
 }
 
-// apiRoutes registers the management API under /api/v1, behind the guard
-// and measured under the route label "api".
+// apiRoutes registers the management API's routes, and for any other path
+// under /api/v1 handleAPIUnknown.
 func (s *Server) apiRoutes() {
 	for _, rt := range s.apiRouteTable() {
-		s.handle(rt.Pattern(), "api", s.serveAPI(rt.h))
+		s.mux.Handle(rt.Pattern(), s.serveAPI(rt.h))
 	}
-	s.handle(apiPrefix+"/", "api", s.serveAPI(s.handleAPIUnknown))
+	s.mux.Handle(apiPrefix+"/", s.serveAPI(s.handleAPIUnknown))
 }
 
 // serveAPI adapts an apiHandler to net/http.

@@ -1,4 +1,4 @@
-package server
+package api
 
 import (
 	"context"
@@ -234,7 +234,7 @@ func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string,
 		}
 		return next, err
 	}
-	next, err := skilledit.Apply(ctx, s.opts.Store, agentID, name, mcpgate.SourceAPI, guarded)
+	next, err := s.opts.Skills.Apply(ctx, agentID, name, mcpgate.SourceAPI, guarded)
 	if err != nil {
 		return nil, skillError(err)
 	}
