@@ -33,11 +33,9 @@ type MCPServer interface {
 	ServeAgent(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential)
 }
 
-// Tables finds an agent's tool table, or lists every agent's.
+// Tables finds an agent's tool table.
 type Tables interface {
 	Table(agentID string) (*registry.Table, bool)
-	// Tables returns every agent's table, sorted by agent ID.
-	Tables() []*registry.Table
 }
 
 // HandsAI serves the HandsAI-compatible tool surface (package handsai) to
