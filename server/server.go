@@ -32,6 +32,12 @@ type MCPServer interface {
 	ServeAgent(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential)
 }
 
+// Caller runs tool calls: the gateway's one way to the pipeline
+// (package gateway).
+type Caller interface {
+	Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error)
+}
+
 // Tables finds an agent's tool table, or lists every agent's.
 type Tables interface {
 	Table(agentID string) (*registry.Table, bool)
@@ -59,7 +65,8 @@ type Options struct {
 	MCP MCPServer
 	// Metrics records every request and serves /metrics.
 	Metrics Metrics
-	// Caller runs the tool calls of the HandsAI-compatible surface.
+	// Caller runs the tool calls of the HandsAI-compatible surface: the
+	// same object the MCP transport calls through.
 	Caller Caller
 	// Changed is called after the management API changed an agent, a skill
 	// or a tool, so that the registry reloads and open sessions hear of it
