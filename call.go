@@ -12,10 +12,12 @@ type Call struct {
 	Skill *Skill
 	Tool  *Tool
 	// ToolName is the tool's name as the agent serves it.
-	ToolName   string
-	Arguments  json.RawMessage
-	Credential *Credential
-	SessionID  string
+	ToolName  string
+	Arguments json.RawMessage
+	// Caller is who makes the call; the edge sets it. The credential
+	// itself never travels with a call.
+	Caller    Caller
+	SessionID string
 	// Notifier reaches the caller while the call runs; never nil.
 	Notifier Notifier
 	// Client sends server→client requests to the caller while the call

@@ -38,3 +38,19 @@ func TestCredentialIdentity(t *testing.T) {
 		t.Errorf("identities: user %q, token %q, agent key %q", user.Identity(), token.Identity(), agentKey.Identity())
 	}
 }
+
+func TestCredentialCaller(t *testing.T) {
+	for _, c := range []Credential{
+		{Kind: CredentialUserKey, ID: "key_1", UserID: "u1"},
+		{Kind: CredentialOAuth, ID: "tok", UserID: "u1", Agents: []string{"inv"}},
+		{Kind: CredentialAgentKey, ID: "key_2", UserID: "u1", AgentID: "inv"},
+	} {
+		got := c.Caller()
+		if got.Identity != c.Identity() || got.UserID != c.UserID || got.Kind != c.Kind {
+			t.Errorf("%s: Caller() = %+v, want identity %q, user %q", c.Kind, got, c.Identity(), c.UserID)
+		}
+		if want := map[bool]string{true: c.ID}[c.Kind == CredentialAgentKey]; got.AgentKeyID != want {
+			t.Errorf("%s: AgentKeyID = %q, want %q", c.Kind, got.AgentKeyID, want)
+		}
+	}
+}

@@ -37,7 +37,7 @@ type Channel struct {
 	ID      string `json:"id"` // "ch_…", or the caller's context_id
 	AgentID string `json:"agent_id"`
 	Skill   string `json:"skill"`
-	// Owner is the identity (Credential.Identity) that opened the channel;
+	// Owner is the identity (Caller.Identity) that opened the channel;
 	// only it may post chat messages to the channel.
 	Owner string `json:"owner"`
 	// SessionID is the MCP session the channel belongs to, if any.

@@ -38,11 +38,12 @@ func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", 
 // resources/read, resources/subscribe, resources/unsubscribe, prompts/list,
 // prompts/get, completion/complete.
 type Forward struct {
-	Agent      *Agent
-	Method     string
-	Params     json.RawMessage
-	Credential *Credential
-	SessionID  string
+	Agent  *Agent
+	Method string
+	Params json.RawMessage
+	// Caller is who makes the request; the edge sets it.
+	Caller    Caller
+	SessionID string
 	// Notifier and Client reach the client while the request runs; never
 	// nil.
 	Notifier Notifier

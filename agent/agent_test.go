@@ -58,7 +58,7 @@ func testSkill() *mcpgate.Skill {
 func chatCall(sk *mcpgate.Skill, args, session string, cred *mcpgate.Credential) *mcpgate.Call {
 	return &mcpgate.Call{
 		Agent: testAgent, Skill: sk, Tool: sk.Tools[0], ToolName: sk.Tools[0].Name,
-		Arguments: json.RawMessage(args), Credential: cred, SessionID: session, Notifier: mcpgate.NopNotifier{},
+		Arguments: json.RawMessage(args), Caller: cred.Caller(), SessionID: session, Notifier: mcpgate.NopNotifier{},
 	}
 }
 

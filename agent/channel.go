@@ -45,7 +45,7 @@ func chatArguments(call *mcpgate.Call) (chatArgs, error) {
 func (b *Backend) channel(ctx context.Context, call *mcpgate.Call, contextID string) (*mcpgate.Channel, error) {
 	want := &mcpgate.Channel{
 		AgentID: call.Agent.ID, Skill: call.Skill.Name,
-		Owner: call.Credential.Identity(), SessionID: call.SessionID,
+		Owner: call.Caller.Identity, SessionID: call.SessionID,
 	}
 	if contextID != "" {
 		if !contextIDPattern.MatchString(contextID) {
@@ -110,7 +110,7 @@ func randomHex(n int) string {
 func newChatMessage(ch *mcpgate.Channel, call *mcpgate.Call, text string) *mcpgate.Message {
 	m := &mcpgate.Message{
 		ChannelID: ch.ID, AgentID: call.Agent.ID, Skill: call.Skill.Name,
-		Type: mcpgate.MessageChat, Sender: call.Credential.Identity(), Tool: call.Tool.Name,
+		Type: mcpgate.MessageChat, Sender: call.Caller.Identity, Tool: call.Tool.Name,
 	}
 	if isChat(call) {
 		m.Body.Text = text

@@ -172,7 +172,7 @@ func (s *stack) call(tool int, args, session string) *mcpgate.Call {
 	t := s.skill.Tools[tool]
 	return &mcpgate.Call{
 		Agent: s.agent, Skill: s.skill, Tool: t, ToolName: t.Name, Arguments: json.RawMessage(args),
-		Credential: s.cred, SessionID: session, Notifier: mcpgate.NopNotifier{},
+		Caller: s.cred.Caller(), SessionID: session, Notifier: mcpgate.NopNotifier{},
 	}
 }
 

@@ -181,7 +181,7 @@ func (s *Surface) handsAICall(ctx context.Context, cred *mcpgate.Credential, par
 	}
 	res, err := s.opts.Caller.Call(ctx, &mcpgate.Call{
 		Agent: tool.agent, ToolName: tool.entry.Name, Arguments: p.Arguments,
-		Credential: cred, Notifier: mcpgate.NopNotifier{},
+		Caller: cred.Caller(), Notifier: mcpgate.NopNotifier{},
 	})
 	switch {
 	case err != nil:

@@ -361,8 +361,8 @@ func TestHandsAICallGoesThroughTheCaller(t *testing.T) {
 	h := newHandsAITest(t)
 	h.post(t, "/mcp/tools/call", "alice", handsAICallBody(`1`, "crm.status", `{"a":1}`))
 	got := h.caller.lastCall(t)
-	if got.Agent.ID != "crm" || got.ToolName != "status" || string(got.Arguments) != `{"a":1}` || got.Credential != handsAIAlice || got.Notifier == nil {
-		t.Errorf("call = agent %s, tool %s, arguments %s, credential %+v, notifier %v", got.Agent.ID, got.ToolName, got.Arguments, got.Credential, got.Notifier)
+	if got.Agent.ID != "crm" || got.ToolName != "status" || string(got.Arguments) != `{"a":1}` || got.Caller != handsAIAlice.Caller() || got.Notifier == nil {
+		t.Errorf("call = agent %s, tool %s, arguments %s, caller %+v, notifier %v", got.Agent.ID, got.ToolName, got.Arguments, got.Caller, got.Notifier)
 	}
 }
 

@@ -135,7 +135,7 @@ func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Cr
 		return s.errorResponse(ls, m, err), false
 	}
 	return s.runRequest(ls, m, reply, token, func(ctx context.Context) ([]byte, error) {
-		call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Credential: cred, SessionID: ls.id, Notifier: reply, Client: reply}
+		call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply}
 		res, err := s.gateway.CallTool(ctx, call)
 		if err != nil {
 			return nil, err

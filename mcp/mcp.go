@@ -89,7 +89,7 @@ type Gateway interface {
 	// outputSchema, annotations).
 	ListTools(ctx context.Context, agent *mcpgate.Agent) ([]ListedTool, error)
 	// CallTool runs one tools/call. call.Agent, ToolName, Arguments,
-	// Credential, SessionID and Notifier are set by mcp; the gateway
+	// Caller, SessionID and Notifier are set by mcp; the gateway
 	// resolves the tool. Errors carry mcpgate codes: ENOTFOUND (unknown
 	// tool), EINVALID, ETIMEOUT, EUNAVAILABLE, ERATELIMIT, ECONFLICT,
 	// ECANCELED...

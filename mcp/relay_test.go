@@ -112,7 +112,7 @@ func TestRelayedMethods(t *testing.T) {
 		})
 	}
 	f := g.last()
-	if f.Agent.ID != "a1" || f.SessionID != sid || f.Credential.UserID != "alice" || f.Notifier == nil || f.Client == nil {
+	if f.Agent.ID != "a1" || f.SessionID != sid || f.Caller.UserID != "alice" || f.Notifier == nil || f.Client == nil {
 		t.Errorf("forward %+v", f)
 	}
 }

@@ -16,20 +16,17 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agentkit"
-	"github.com/mcpgate/mcpgate/api"
-	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/auth/oauth"
-	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/demo"
-	"github.com/mcpgate/mcpgate/handsai"
+	"github.com/mcpgate/mcpgate/events"
+	"github.com/mcpgate/mcpgate/gateway"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
-	"github.com/mcpgate/mcpgate/skilledit"
 	"github.com/mcpgate/mcpgate/upstream"
 )
 
@@ -63,7 +60,6 @@ type Main struct {
 	registry *registry.Registry
 	oauth    *oauth.Server
 	mcp      *mcp.Server
-	bus      *bus.Bus
 	upstream *upstream.Manager
 	// demoWorker answers the demo's agent skill in-process (--demo only).
 	demoWorker *agentkit.Worker
@@ -178,41 +174,27 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	return m.startPprof()
 }
 
-// wire builds the gateway's parts.
+// wire builds the gateway's parts in the order they depend on each other,
+// each one complete when built. What flows against that order (a session
+// closed, skills loaded or stored, tool lists changed, notifications for
+// sessions) goes through one event hub, subscribed to last.
 func (m *Main) wire() error {
-	met := metrics.New()
-	m.registry = registry.New(m.store, &registry.Options{Logger: m.logger, OnChange: m.toolsChanged, OnLoad: m.skillsLoaded})
-	gateway := &server.Gateway{Tables: m.registry}
-	m.mcp = mcp.New(&mcp.Options{
-		Sessions: m.store, Gateway: gateway, SessionClosed: m.sessionClosed,
-		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
-		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
-	})
-	backends, err := m.backends()
+	hub, met, guard := events.New(), metrics.New(), netguard.New(nil)
+	m.registry = registry.New(m.store, &registry.Options{Logger: m.logger, OnChange: hub.ToolsChanged, OnLoad: hub.SkillsLoaded})
+	b, err := m.openBus()
 	if err != nil {
 		return err
 	}
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: backends, Recorder: met, Logger: m.logger})
-	gateway.Caller, gateway.Upstreams = pipe, m.upstream
-	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
-	srv, err := server.New(&server.Options{
-		Store: m.store, Tables: m.registry, Auth: authn,
-		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: pipe, Logger: m.logger}),
-		API: api.New(&api.Options{
-			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
-			Bus: m.bus, Visibility: m.Config.AgentVisibility, Logger: m.logger,
-		}),
-		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
-		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
-		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
-	})
+	m.upstream = m.newUpstream(hub, guard)
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger})
+	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
+	m.mcp = m.newMCP(gw, hub)
+	m.subscribe(hub)
+	srv, err := m.newServer(gw, b, met)
 	if err != nil {
 		return err
 	}
-	m.http = &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)}
-	// Open SSE streams never go idle by themselves: end them as soon as
-	// Shutdown has closed the listeners.
-	m.http.RegisterOnShutdown(m.mcp.Close)
+	m.http = m.newHTTP(srv)
 	return nil
 }
 
@@ -335,13 +317,6 @@ func (m *Main) applyConfig(ctx context.Context) error {
 	}
 	m.logger.Info("config applied", "file", m.Config.ConfigPath, "changes", changes.String())
 	return nil
-}
-
-// toolsChanged tells open sessions that their agent's tools changed.
-func (m *Main) toolsChanged(agentIDs []string) {
-	for _, id := range agentIDs {
-		m.mcp.NotifyToolsChanged(id)
-	}
 }
 
 // sweepSessions deletes sessions idle for a day, and expired OAuth codes

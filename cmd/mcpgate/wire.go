@@ -4,40 +4,104 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agent"
+	"github.com/mcpgate/mcpgate/api"
+	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/bus"
+	"github.com/mcpgate/mcpgate/events"
+	"github.com/mcpgate/mcpgate/gateway"
+	"github.com/mcpgate/mcpgate/handsai"
+	"github.com/mcpgate/mcpgate/mcp"
+	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
 	"github.com/mcpgate/mcpgate/postgres"
 	"github.com/mcpgate/mcpgate/rest"
+	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/skilledit"
 	"github.com/mcpgate/mcpgate/upstream"
 )
 
-// backends builds the backend of each kind of skill, sharing one SSRF
-// guard: REST, the upstream MCP servers' relay (which tells the MCP server's
-// sessions of upstream notifications, so m.mcp must exist), and agents over
-// the message bus.
-func (m *Main) backends() (map[mcpgate.SkillKind]mcpgate.Backend, error) {
-	guard := netguard.New(nil)
-	b, err := m.openBus()
-	if err != nil {
-		return nil, err
-	}
-	m.bus = b
-	m.upstream = upstream.New(&upstream.Options{
-		Skills: m.store, Health: m.store, Guard: guard, Sessions: m.mcp, Env: m.Env.LookupEnv, Logger: m.logger,
-		Changed: m.reloadRegistry, ClientName: "mcpgate", ClientVersion: mcpgate.Version,
+// newUpstream returns the relay to upstream MCP servers, connecting
+// through guard. It publishes the tools it stores and its notifications for
+// sessions on the hub; Close stops its connections.
+func (m *Main) newUpstream(hub *events.Hub, guard *netguard.Guard) *upstream.Manager {
+	up := upstream.New(&upstream.Options{
+		Skills: m.store, Health: m.store, Guard: guard, Sessions: hub, Env: m.Env.LookupEnv, Logger: m.logger,
+		Changed: hub.SkillsStored, ClientName: "mcpgate", ClientVersion: mcpgate.Version,
 	})
-	m.closers = append(m.closers, m.upstream.Close)
+	m.closers = append(m.closers, up.Close)
+	return up
+}
+
+// backends returns the backend of each kind of skill, sharing one SSRF
+// guard with the upstream relay: the relay, REST, and agents over the
+// message bus b.
+func (m *Main) backends(b *bus.Bus, guard *netguard.Guard) map[mcpgate.SkillKind]mcpgate.Backend {
 	return map[mcpgate.SkillKind]mcpgate.Backend{
 		mcpgate.SkillMCP:  m.upstream,
 		mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate, Guard: guard}),
 		mcpgate.SkillAgent: agent.New(&agent.Options{
 			Bus: b, Channels: m.store, Guard: guard, LookupEnv: m.Env.LookupEnv, Logger: m.logger,
 		}),
-	}, nil
+	}
+}
+
+// newMCP returns the MCP transport in front of the gateway; it publishes
+// the sessions it stops serving on the hub.
+func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub) *mcp.Server {
+	return mcp.New(&mcp.Options{
+		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed,
+		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
+		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
+	})
+}
+
+// subscribe lets each part hear the events published against the order
+// the parts are built in: the upstream relay follows the skills loaded and
+// releases what ended sessions held; the registry reloads after the relay
+// stored tools; the transport tells sessions of changed tool lists and of
+// the relay's notifications.
+func (m *Main) subscribe(hub *events.Hub) {
+	hub.OnSkillsLoaded(func(skills []*mcpgate.Skill) { m.upstream.Sync(context.Background(), skills) })
+	hub.OnSessionClosed(m.upstream.CloseSession)
+	hub.OnSkillsStored(m.reloadRegistry)
+	hub.OnToolsChanged(func(agentIDs []string) {
+		for _, id := range agentIDs {
+			m.mcp.NotifyToolsChanged(id)
+		}
+	})
+	hub.OnNotify(m.mcp)
+}
+
+// newServer returns the HTTP surface: the MCP transport behind its guard
+// and authentication, the management API, and the HandsAI-compatible
+// surface, which calls through caller (the same gateway as the transport).
+func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics) (*server.Server, error) {
+	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
+	return server.New(&server.Options{
+		Store: m.store, Tables: m.registry, Auth: authn,
+		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: caller, Logger: m.logger}),
+		API: api.New(&api.Options{
+			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
+			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger,
+		}),
+		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
+		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
+		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
+	})
+}
+
+// newHTTP returns the HTTP server for h. Open SSE streams never go idle by
+// themselves: Shutdown ends them as soon as it has closed the listeners.
+func (m *Main) newHTTP(h http.Handler) *http.Server {
+	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)}
+	s.RegisterOnShutdown(m.mcp.Close)
+	return s
 }
 
 // openBus returns the message bus: in-process on SQLite, and across
@@ -64,21 +128,6 @@ func (m *Main) openBus() (*bus.Bus, error) {
 		return err
 	})
 	return b, nil
-}
-
-// skillsLoaded matches the upstream connections to the skills the registry
-// loaded.
-func (m *Main) skillsLoaded(skills []*mcpgate.Skill) {
-	if m.upstream != nil {
-		m.upstream.Sync(context.Background(), skills)
-	}
-}
-
-// sessionClosed releases what an ended MCP session held upstream.
-func (m *Main) sessionClosed(sessionID string) {
-	if m.upstream != nil {
-		m.upstream.CloseSession(sessionID)
-	}
 }
 
 // reloadRegistry reloads the registry after the upstream relay stored

@@ -4,6 +4,7 @@
 package deptest
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -18,20 +19,50 @@ import (
 // library nor one of allowed.
 func Check(tb testing.TB, allowed ...string) {
 	tb.Helper()
+	for _, file := range sourceFiles(tb) {
+		for _, p := range imports(tb, file) {
+			if !standard(p) && !slices.Contains(allowed, p) {
+				tb.Errorf("%s imports %s, which this package's design does not allow", file, p)
+			}
+		}
+	}
+}
+
+// CheckNames fails tb for each identifier, in the non-test Go files of the
+// current directory, spelled as one of names: a type (mcpgate.Credential),
+// a field (call.Credential), a variable. It keeps a package from reaching
+// what its design keeps from it even through a package it may import.
+func CheckNames(tb testing.TB, names ...string) {
+	tb.Helper()
+	for _, file := range sourceFiles(tb) {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && slices.Contains(names, id.Name) {
+				tb.Errorf("%s uses %s, which this package's design keeps from it", file, id.Name)
+			}
+			return true
+		})
+	}
+}
+
+// sourceFiles returns the names of the non-test Go files of the current
+// directory.
+func sourceFiles(tb testing.TB) []string {
+	tb.Helper()
 	entries, err := os.ReadDir(".")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	var files []string
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		for _, p := range imports(tb, e.Name()) {
-			if !standard(p) && !slices.Contains(allowed, p) {
-				tb.Errorf("%s imports %s, which this package's design does not allow", e.Name(), p)
-			}
+		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
+			files = append(files, e.Name())
 		}
 	}
+	return files
 }
 
 // imports returns the import paths of one file.

@@ -1,0 +1,107 @@
+// Package events carries the gateway's events against the order its parts
+// are built in, so that every part is complete when its constructor returns
+// and no two parts hold each other: the transport says a session closed and
+// the upstream relay releases what it held; the registry says it loaded
+// skills or that tool lists changed, and the relay matches its connections
+// and the transport tells the sessions; the relay says it stored tools or
+// has a notification for a session, and the registry reloads or the
+// transport sends it.
+//
+// A Hub passes each event to its subscribers in the order they subscribed,
+// on the publisher's goroutine. It imports only the standard library and
+// the root package; it must not import any other package of the gateway.
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Hub fans each event out to its subscribers. The zero value has none; it
+// is safe for concurrent use.
+type Hub struct {
+	sessionClosed topic[func(sessionID string)]
+	skillsLoaded  topic[func(skills []*mcpgate.Skill)]
+	toolsChanged  topic[func(agentIDs []string)]
+	skillsStored  topic[func(ctx context.Context)]
+	notifiers     topic[mcpgate.SessionNotifier]
+}
+
+var _ mcpgate.SessionNotifier = (*Hub)(nil)
+
+// New returns a Hub with no subscribers.
+func New() *Hub { return &Hub{} }
+
+// SessionClosed publishes that this replica stopped serving a session.
+func (h *Hub) SessionClosed(sessionID string) {
+	h.sessionClosed.each(func(f func(string)) { f(sessionID) })
+}
+
+// OnSessionClosed subscribes f to SessionClosed.
+func (h *Hub) OnSessionClosed(f func(sessionID string)) { h.sessionClosed.add(f) }
+
+// SkillsLoaded publishes every skill the registry loaded.
+func (h *Hub) SkillsLoaded(skills []*mcpgate.Skill) {
+	h.skillsLoaded.each(func(f func([]*mcpgate.Skill)) { f(skills) })
+}
+
+// OnSkillsLoaded subscribes f to SkillsLoaded.
+func (h *Hub) OnSkillsLoaded(f func(skills []*mcpgate.Skill)) { h.skillsLoaded.add(f) }
+
+// ToolsChanged publishes the agents whose tool lists changed.
+func (h *Hub) ToolsChanged(agentIDs []string) {
+	h.toolsChanged.each(func(f func([]string)) { f(agentIDs) })
+}
+
+// OnToolsChanged subscribes f to ToolsChanged.
+func (h *Hub) OnToolsChanged(f func(agentIDs []string)) { h.toolsChanged.add(f) }
+
+// SkillsStored publishes that skills were written to the store outside
+// the registry (tools an upstream server listed).
+func (h *Hub) SkillsStored(ctx context.Context) {
+	h.skillsStored.each(func(f func(context.Context)) { f(ctx) })
+}
+
+// OnSkillsStored subscribes f to SkillsStored.
+func (h *Hub) OnSkillsStored(f func(ctx context.Context)) { h.skillsStored.add(f) }
+
+// NotifySession passes a notification for one session to the notifiers.
+func (h *Hub) NotifySession(sessionID, method string, params json.RawMessage) {
+	h.notifiers.each(func(n mcpgate.SessionNotifier) { n.NotifySession(sessionID, method, params) })
+}
+
+// NotifyAgent passes a notification for every session of an agent to the
+// notifiers.
+func (h *Hub) NotifyAgent(agentID, method string, params json.RawMessage) {
+	h.notifiers.each(func(n mcpgate.SessionNotifier) { n.NotifyAgent(agentID, method, params) })
+}
+
+// OnNotify subscribes n to NotifySession and NotifyAgent.
+func (h *Hub) OnNotify(n mcpgate.SessionNotifier) { h.notifiers.add(n) }
+
+// topic is one event's subscribers.
+type topic[F any] struct {
+	mu   sync.RWMutex
+	subs []F
+}
+
+// add appends a subscriber.
+func (t *topic[F]) add(f F) {
+	t.mu.Lock()
+	t.subs = append(t.subs, f)
+	t.mu.Unlock()
+}
+
+// each calls do with every subscriber, outside the lock, so that a
+// subscriber may publish or subscribe in turn.
+func (t *topic[F]) each(do func(F)) {
+	t.mu.RLock()
+	subs := t.subs
+	t.mu.RUnlock()
+	for _, f := range subs {
+		do(f)
+	}
+}

@@ -1,0 +1,67 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/internal/deptest"
+)
+
+// TestImports keeps the hub on the standard library and the root package.
+func TestImports(t *testing.T) {
+	deptest.Check(t, "github.com/mcpgate/mcpgate")
+}
+
+// notes is a SessionNotifier that writes down what it is given.
+type notes []string
+
+func (n *notes) NotifySession(id, method string, _ json.RawMessage) {
+	*n = append(*n, "session "+id+" "+method)
+}
+
+func (n *notes) NotifyAgent(id, method string, _ json.RawMessage) {
+	*n = append(*n, "agent "+id+" "+method)
+}
+
+func TestHubPassesEachEventToItsSubscribersInOrder(t *testing.T) {
+	h := New()
+	var got []string
+	h.SessionClosed("before") // no subscriber yet: dropped
+	h.OnSessionClosed(func(id string) { got = append(got, "1 closed "+id) })
+	h.OnSessionClosed(func(id string) { got = append(got, "2 closed "+id) })
+	h.OnSkillsLoaded(func(s []*mcpgate.Skill) { got = append(got, "loaded "+s[0].Name) })
+	h.OnToolsChanged(func(ids []string) { got = append(got, "changed "+ids[0]) })
+	h.OnSkillsStored(func(context.Context) { got = append(got, "stored") })
+	var n notes
+	h.OnNotify(&n)
+
+	h.SessionClosed("s1")
+	h.SkillsLoaded([]*mcpgate.Skill{{Name: "search"}})
+	h.ToolsChanged([]string{"crm"})
+	h.SkillsStored(t.Context())
+	h.NotifySession("s2", "notifications/resources/updated", nil)
+	h.NotifyAgent("crm", "notifications/prompts/list_changed", nil)
+
+	want := []string{"1 closed s1", "2 closed s1", "loaded search", "changed crm", "stored"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+	wantNotes := notes{"session s2 notifications/resources/updated", "agent crm notifications/prompts/list_changed"}
+	if !slices.Equal(n, wantNotes) {
+		t.Errorf("notifications = %q, want %q", n, wantNotes)
+	}
+}
+
+func TestHubLetsASubscriberPublish(t *testing.T) {
+	h := New()
+	var stored int
+	h.OnSkillsStored(func(context.Context) { stored++ })
+	h.OnSkillsLoaded(func([]*mcpgate.Skill) { h.SkillsStored(context.Background()) })
+	h.SkillsLoaded(nil)
+	if stored != 1 {
+		t.Errorf("SkillsStored from a SkillsLoaded subscriber reached %d subscribers, want 1", stored)
+	}
+}
