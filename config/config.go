@@ -24,6 +24,7 @@ import (
 	"strconv"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/skilledit"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -81,7 +82,7 @@ func Parse(name string, data []byte, lookup mcpgate.LookupFunc) (*Config, error)
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	d := &decoder{file: name, lookup: lookup}
+	d := &decoder{file: name, lookup: lookup, checker: skilledit.NewChecker()}
 	c := &Config{File: name}
 	if len(data) > maxFileBytes {
 		d.errs = append(d.errs, &Error{File: name, Msg: fmt.Sprintf("the file is larger than %d bytes", maxFileBytes)})

@@ -22,12 +22,13 @@ agents:
         kind: rest
 `
 
-// oneTool is a valid rest skill body (lines 10 to 16) after head.
+// oneTool is a valid rest skill body (lines 10 to 16) after head. (Its
+// schema requires id since a path argument must be required: issue 12.)
 const oneTool = `        base_url: http://127.0.0.1:9000
         allow_private: true
         tools:
           - name: save
-            input_schema: {type: object, properties: {id: {type: string}}}
+            input_schema: {type: object, properties: {id: {type: string}}, required: [id]}
             request: {method: POST, path: "/items/{id}"}
 `
 
@@ -122,7 +123,7 @@ func TestParseErrors(t *testing.T) {
         allow_private: true
         tools:
           - name: save
-            input_schema: {type: object, properties: {id: {type: string}}}
+            input_schema: {type: object, properties: {id: {type: string}}, required: [id]}
             request: {method: POST, path: "/items/{item}", query: {v: "{version}"}, body: [id, rows]}
 `, strings.Join([]string{
 			`mcpgate.yaml:15: agents[0].skills[0].tools[0].request: uses the argument "item", which is not a property of input_schema (it has id)`,
@@ -204,7 +205,7 @@ func TestParseErrors(t *testing.T) {
 		{"secret query parameters in urls", head + `        base_url: https://api.example.com/v1?api_key=abc123&lang=en
         tools:
           - name: save
-            input_schema: {type: object, properties: {id: {type: string}}}
+            input_schema: {type: object, properties: {id: {type: string}}, required: [id]}
             request: {url: "https://api.example.com/x/{id}?Token=abc&access_token=def&page=2"}
 `, strings.Join([]string{
 			`mcpgate.yaml:10: agents[0].skills[0].base_url: the query parameter "api_key" looks secret and would be stored in plain text; take it out of the URL and write it under the request's query: as ${env:NAME}`,

@@ -121,3 +121,8 @@ func urlSecrets(p *mcpgate.Problems, field, raw string) bool {
 	}
 	return ok
 }
+
+// CheckAgent checks an agent's skills as a whole (registry.Check): each
+// skill's fields, compiled schemas, and no tool name served twice
+// (ECONFLICT naming both skills).
+func CheckAgent(skills []*mcpgate.Skill) error { return registry.Check(skills) }
