@@ -325,6 +325,13 @@ func TestParseErrors(t *testing.T) {
 			`mcpgate.yaml:3: users[1]: YAML merge keys (<<) are not supported; write the fields out`,
 			`mcpgate.yaml:3: users[1].name: is required: the user's login name`,
 		}, "\n")},
+		{"path argument not required", head + `        base_url: https://api.example.com
+        tools:
+          - name: get
+            input_schema: {type: object, properties: {n: {type: integer}}}
+            request:
+              path: /items/{n}
+`, `mcpgate.yaml:15: agents[0].skills[0].tools[0].request.path: uses the argument "n", which input_schema does not list under required; a call without it could not be made: add "n" to required`},
 		{"prefix too long", head + "        prefix: " + strings.Repeat("p", 60) + "_\n" + oneTool,
 			`mcpgate.yaml:14: agents[0].skills[0].tools[0].name: with the skill's prefix, "` + strings.Repeat("p", 60) + `_save" is longer than 64 characters`},
 	} {

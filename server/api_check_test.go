@@ -67,3 +67,40 @@ func TestAPIRefusesBadSkillsAsBefore(t *testing.T) {
 		})
 	}
 }
+
+// A tool posted alone has its problems named relative to it, not by an
+// index into the skill's list the caller never saw (issue 12).
+func TestAPIToolProblemsRelativeToThePostedTool(t *testing.T) {
+	f := mustAPIFixture(t)
+	bad := `{"name":"t2","input_schema":{"type":"object"},"request":{"method":"FETCH","path":"/"}}`
+	want := `{"error":{"code":"invalid","message":"request.method: \"FETCH\" is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS","field":"request.method"}}`
+	for _, c := range []struct{ method, path string }{
+		{"POST", "/api/v1/agents/shop/skills/api/tools"},
+		{"PUT", "/api/v1/agents/shop/skills/api/tools/t2"},
+		{"PUT", "/api/v1/agents/shop/skills/api/tools/echo"},
+	} {
+		body := bad
+		if strings.HasSuffix(c.path, "/echo") {
+			body = strings.Replace(bad, `"t2"`, `"echo"`, 1)
+		}
+		if got := strings.TrimSpace(f.call(t, c.method, c.path, f.alice, body).body); got != want {
+			t.Errorf("%s %s:\n got %s\nwant %s", c.method, c.path, got, want)
+		}
+	}
+}
+
+// A path argument the input schema does not require is refused when the
+// tool is written, naming the field: every call without it would fail
+// (issue 12).
+func TestAPIPathArgumentMustBeRequired(t *testing.T) {
+	f := mustAPIFixture(t)
+	tool := `{"name":"get","input_schema":{"type":"object","properties":{"n":{"type":"integer"}}},"request":{"path":"/items/{n}"}}`
+	want := `{"error":{"code":"invalid","message":"request.path: uses the argument \"n\", which input_schema does not list under required; a call without it could not be made: add \"n\" to required","field":"request.path"}}`
+	if got := strings.TrimSpace(f.call(t, "POST", "/api/v1/agents/shop/skills/api/tools", f.alice, tool).body); got != want {
+		t.Errorf("tool POST:\n got %s\nwant %s", got, want)
+	}
+	skill := `{"name":"x","base_url":"https://api.example.com","tools":[` + tool + `]}`
+	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, skill).wantError(t, 400, "invalid", "tools[0].request.path", `add "n" to required`)
+	fixed := strings.Replace(tool, `}}},`, `}},"required":["n"]},`, 1)
+	f.call(t, "POST", "/api/v1/agents/shop/skills/api/tools", f.alice, fixed).want(t, 201)
+}

@@ -227,6 +227,13 @@ type skillEdit = skilledit.Edit
 // who is not an administrator (see operatorOnly). A new skill gets Source
 // api. The registry then reloads.
 func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
+	next, err := s.editSkillRaw(ctx, c, agentID, name, edit)
+	return next, skillError(err)
+}
+
+// editSkillRaw is editSkill with the skill's problems as they are
+// (mcpgate.Problems with fields relative to the skill).
+func (s *Server) editSkillRaw(ctx context.Context, c *caller, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
 	guarded := func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		next, err := edit(cur)
 		if err == nil && next != nil {
@@ -236,7 +243,7 @@ func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string,
 	}
 	next, err := skilledit.Apply(ctx, s.opts.Store, agentID, name, mcpgate.SourceAPI, guarded)
 	if err != nil {
-		return nil, skillError(err)
+		return nil, err
 	}
 	s.changed(ctx)
 	return next, nil
