@@ -1,8 +1,12 @@
 package server
 
 import (
+	"bytes"
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // badSkills are skills the management API refuses, each with the exact
@@ -103,4 +107,40 @@ func TestAPIPathArgumentMustBeRequired(t *testing.T) {
 	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, skill).wantError(t, 400, "invalid", "tools[0].request.path", `add "n" to required`)
 	fixed := strings.Replace(tool, `}}},`, `}},"required":["n"]},`, 1)
 	f.call(t, "POST", "/api/v1/agents/shop/skills/api/tools", f.alice, fixed).want(t, 201)
+}
+
+// A skill whose ${env:NAME} names an unset variable is accepted with a
+// warning in the answer and the log, and shows it until the variable is
+// set (issue 12).
+func TestAPIWarnsOfUnsetVariables(t *testing.T) {
+	const name = "MCPGATE_TEST_UNSET_NC_TOKEN"
+	var logs bytes.Buffer
+	f := mustAPIFixture(t)
+	f.srv.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	skill := `{"name":"nc","base_url":"https://api.example.com","headers":{"Authorization":"Bearer ${env:` + name + `}"},"tools":[` + echoTool + `]}`
+	want := []warning{{Field: "headers.Authorization", Message: "environment variable " + name + " is not set; the skill's calls fail until it is set"}}
+	var got skillView
+	f.call(t, "POST", "/api/v1/agents/shop/skills", f.root, skill).want(t, 201).decode(t, &got)
+	if diff := cmp.Diff(want, got.Warnings); diff != "" {
+		t.Errorf("warnings of the POST (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(logs.String(), "field=headers.Authorization") {
+		t.Errorf("log = %q, want a line naming the field", logs.String())
+	}
+	got = skillView{}
+	f.call(t, "GET", "/api/v1/agents/shop/skills/nc", f.root, "").want(t, 200).decode(t, &got)
+	if diff := cmp.Diff(want, got.Warnings); diff != "" {
+		t.Errorf("warnings of the GET (-want +got):\n%s", diff)
+	}
+	tool := `{"name":"t2","input_schema":{"type":"object"},"request":{"path":"/","query":{"key":"${env:` + name + `_Q}"}}}`
+	var tv struct{ Warnings []warning }
+	f.call(t, "POST", "/api/v1/agents/shop/skills/nc/tools", f.root, tool).want(t, 201).decode(t, &tv)
+	if len(tv.Warnings) != 2 || tv.Warnings[1].Field != "tools[1].request.query.key" {
+		t.Errorf("warnings of the tool POST = %+v, want the skill's two", tv.Warnings)
+	}
+	t.Setenv(name, "set")
+	t.Setenv(name+"_Q", "set")
+	if body := f.call(t, "GET", "/api/v1/agents/shop/skills/nc", f.root, "").want(t, 200).body; strings.Contains(body, "warnings") {
+		t.Errorf("GET after the variables were set = %s, want no warnings", body)
+	}
 }

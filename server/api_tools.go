@@ -45,7 +45,7 @@ func (s *Server) handleToolCreate(w http.ResponseWriter, r *http.Request, c *cal
 	if err != nil {
 		return err
 	}
-	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
+	sk, err := s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
 		if toolIndex(cur, t.Name) >= 0 {
 			return -1, fieldErrorf(mcpgate.ECONFLICT, "name", "skill %q has a tool %q already; PUT it to replace it", cur.Name, t.Name)
 		}
@@ -55,7 +55,7 @@ func (s *Server) handleToolCreate(w http.ResponseWriter, r *http.Request, c *cal
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, &t)
+	writeJSON(w, http.StatusCreated, toolView{Tool: &t, Warnings: s.logWarnings(sk)})
 	return nil
 }
 
@@ -72,7 +72,7 @@ func (s *Server) handleToolPut(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	t.Name = name
 	created := false
-	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
+	sk, err := s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
 		// The edit may run again on a fresher skill: decide each time.
 		i := toolIndex(cur, name)
 		created = i < 0
@@ -86,7 +86,7 @@ func (s *Server) handleToolPut(w http.ResponseWriter, r *http.Request, c *caller
 	if err != nil {
 		return err
 	}
-	writeJSON(w, createdOrOK(created), &t)
+	writeJSON(w, createdOrOK(created), toolView{Tool: &t, Warnings: s.logWarnings(sk)})
 	return nil
 }
 
@@ -98,7 +98,7 @@ func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *cal
 		return err
 	}
 	name := r.PathValue("tool")
-	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
+	_, err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
 		i := toolIndex(cur, name)
 		if i < 0 {
 			return -1, noTool(cur, name)
@@ -121,10 +121,10 @@ func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *cal
 // request posted (-1 for none) and may run twice. The problems of that
 // tool are reported relative to it, as the caller posted it: "request.method",
 // not "tools[1].request.method". Returns ENOTFOUND when the agent has no
-// such skill.
-func (s *Server) editTools(ctx context.Context, c *caller, agentID, skill string, edit func(cur *mcpgate.Skill) (int, error)) error {
+// such skill. It returns the skill as written.
+func (s *Server) editTools(ctx context.Context, c *caller, agentID, skill string, edit func(cur *mcpgate.Skill) (int, error)) (*mcpgate.Skill, error) {
 	posted := -1
-	_, err := s.editSkillRaw(ctx, c, agentID, skill, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+	next, err := s.editSkillRaw(ctx, c, agentID, skill, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur == nil {
 			return nil, noSkill(agentID, skill)
 		}
@@ -137,7 +137,14 @@ func (s *Server) editTools(ctx context.Context, c *caller, agentID, skill string
 	if posted >= 0 {
 		err = relativeTo(err, fmt.Sprintf("tools[%d]", posted))
 	}
-	return skillError(err)
+	return next, skillError(err)
+}
+
+// toolView is a tool as a write answers it: with the warnings of its
+// skill as written (see skillView).
+type toolView struct {
+	*mcpgate.Tool
+	Warnings []warning `json:"warnings,omitempty"`
 }
 
 // toolIndex returns the index of a skill's named tool, or -1.
