@@ -307,8 +307,8 @@ func jsonText(v json.RawMessage) string {
 	return string(v)
 }
 
-// Methods are the HTTP methods a REST request may use.
-var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+// methods are the HTTP methods a REST request may use.
+var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 // Check returns every problem of a REST request template, as a request of
 // skill s, that it can tell alone, with fields relative to the request:
@@ -316,8 +316,8 @@ var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 // and query values.
 func (r *Request) Check(s *Skill) Problems {
 	var p Problems
-	if m := strings.ToUpper(r.Method); m != "" && !slices.Contains(Methods, m) {
-		p.Addf("method", "%q is not one of %s", m, strings.Join(Methods, ", "))
+	if m := strings.ToUpper(r.Method); m != "" && !slices.Contains(methods, m) {
+		p.Addf("method", "%q is not one of %s", m, strings.Join(methods, ", "))
 	}
 	r.checkTarget(&p, s)
 	for _, name := range slices.Sorted(maps.Keys(r.Query)) {
