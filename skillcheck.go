@@ -73,7 +73,7 @@ func (s *Skill) Check() Problems {
 	case SkillAgent:
 		s.checkDelivery(&p)
 	}
-	if s.Kind != SkillMCP { // an mcp skill's tools are discovered, not declared
+	if s.Kind == SkillREST || s.Kind == SkillAgent { // an mcp skill's tools are discovered, not declared
 		s.checkTools(&p)
 	}
 	if len(p) == 0 {

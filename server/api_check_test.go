@@ -51,6 +51,7 @@ var badSkills = []struct {
 	{"agent push missing", "", `{"name":"x","kind":"agent","delivery":"push"}`, `{"error":{"code":"invalid","message":"push_url: is required with delivery: push: the https URL envelopes are POSTed to\npush_secret: is required with delivery: push: ${env:NAME} naming the HMAC key that signs each envelope","field":"push_url"}}`},
 	{"agent headers", "", `{"name":"x","kind":"agent","headers":{"X-A":"b"}}`, `{"error":{"code":"invalid","message":"headers: an agent skill sends no HTTP requests of its own; remove headers:","field":"headers"}}`},
 	{"tool on kind agent", "", `{"name":"x","kind":"agent","tools":[` + echoTool + `]}`, `{"error":{"code":"invalid","message":"tools[0].request: only tools of kind rest skills make HTTP requests; kind agent tools are answered by the agent's workers over the message service","field":"tools[0].request"}}`},
+	{"kind unknown with tools", "", `{"name":"x","kind":"grpc","tools":[` + echoTool + `]}`, `{"error":{"code":"invalid","message":"kind: kind \"grpc\" is not one of rest, mcp, agent","field":"kind"}}`},
 	{"clash", "", `{"name":"x","base_url":"https://api.example.com","tools":[{"name":"echo","input_schema":{"type":"object"},"request":{"path":"/"}}]}`, `{"error":{"code":"conflict","message":"tool name \"echo\" is served by both skill \"api\" and skill \"x\" of agent \"shop\"; set a prefix on one of them"}}`},
 }
 
