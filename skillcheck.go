@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -40,9 +39,6 @@ var answeredBy = map[SkillKind]string{
 	SkillAgent: "agent's workers over the message service",
 }
 
-// prefixPattern is what a skill's tool name prefix may hold.
-var prefixPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
 // Check returns every problem of the skill that it can tell alone, with
 // fields relative to the skill: its name, kind and policy, the fields of
 // its kind, its headers, and each declared tool with its request. What a
@@ -56,7 +52,7 @@ func (s *Skill) Check() Problems {
 	if s.Kind != "" && answeredBy[s.Kind] != "" {
 		s.checkOtherKinds(&p)
 	}
-	if s.Prefix != "" && !prefixPattern.MatchString(s.Prefix) {
+	if s.Prefix != "" && !toolNameChars.MatchString(s.Prefix) {
 		p.Addf("prefix", "%q may only hold letters, digits, '_', '.' or '-'", s.Prefix)
 	}
 	if !s.AutoApprove {
@@ -122,11 +118,7 @@ func (s *Skill) checkUpstream(p *Problems) {
 	case s.URL != "" && s.Command != "":
 		p.Addf("command", "set either url (Streamable HTTP) or command (stdio), not both")
 	case s.URL != "":
-		for _, f := range kindFields[3:6] {
-			if f.set(s) {
-				p.Addf(f.name, "is for stdio upstreams (command)")
-			}
-		}
+		s.refuseSet(p, "is for stdio upstreams (command)", "args", "env", "cwd")
 	case s.Command != "":
 		if HasSecretRef(s.Command) {
 			p.Addf("command", "%s", NotExpanded)
@@ -136,6 +128,16 @@ func (s *Skill) checkUpstream(p *Problems) {
 		}
 	default:
 		p.Addf("url", "is required: the upstream's Streamable HTTP URL (or command: to start it over stdio)")
+	}
+}
+
+// refuseSet reports each of the named kind fields that s sets, saying why
+// with reason.
+func (s *Skill) refuseSet(p *Problems, reason string, names ...string) {
+	for _, f := range kindFields {
+		if slices.Contains(names, f.name) && f.set(s) {
+			p.Addf(f.name, "%s", reason)
+		}
 	}
 }
 
@@ -159,11 +161,7 @@ func checkEnv(p *Problems, env map[string]string) {
 func (s *Skill) checkDelivery(p *Problems) {
 	switch s.Delivery {
 	case "", DeliveryPull:
-		for _, f := range kindFields[7:] {
-			if f.set(s) {
-				p.Addf(f.name, "is for delivery: push")
-			}
-		}
+		s.refuseSet(p, "is for delivery: push", "push_url", "push_secret")
 	case DeliveryPush:
 		s.checkPushTarget(p)
 	default:
