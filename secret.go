@@ -63,3 +63,39 @@ func redact(s string) string {
 	}
 	return s
 }
+
+// LooksSecret reports whether a header's (or query parameter's, or
+// environment variable's) name says that its value is a secret.
+func LooksSecret(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie":
+		return true
+	}
+	for _, w := range []string{"key", "token", "secret", "password"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// NotExpanded says where secret references work, for a value that holds
+// one where it would not be expanded.
+const NotExpanded = "${env:NAME} is expanded only in headers and query values; send secrets there"
+
+// checkSecretValue checks a value the backend expands at call time (a
+// header, a query value, an environment variable): its ${env:NAME}
+// references must be well formed, and a value under a name that looks
+// secret must not be literal. Whether the variables are set is not its
+// business: see UnsetSecrets.
+func checkSecretValue(p *Problems, field, name, v string) {
+	switch {
+	case HasSecretRef(v):
+		if _, err := ExpandSecrets(v, func(string) (string, bool) { return "", true }); err != nil {
+			p.Addf(field, "%s", ErrorMessage(err))
+		}
+	case LooksSecret(name) && len(Placeholders(v)) == 0:
+		p.Addf(field, "write the secret as ${env:NAME}; it is never stored in plain text")
+	}
+}

@@ -2,6 +2,8 @@ package mcpgate
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"time"
 )
 
@@ -46,4 +48,19 @@ type UserStore interface {
 	// DeleteUser removes the user and its keys. Returns ENOTFOUND if it does
 	// not exist and ECONFLICT while it still owns agents.
 	DeleteUser(ctx context.Context, id string) error
+}
+
+// userNamePattern keeps user names printable and short.
+var userNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$`)
+
+// CheckUserName returns the problem of a user's login name, nil when it
+// has none; the message does not repeat the field.
+func CheckUserName(name string) *Problem {
+	switch {
+	case name == "":
+		return &Problem{Field: "name", Msg: "is required: the user's login name"}
+	case !userNamePattern.MatchString(name):
+		return &Problem{Field: "name", Msg: fmt.Sprintf("%q: use 1 to 64 letters, digits, '_', '.', '@' or '-', starting with a letter or digit", name)}
+	}
+	return nil
 }

@@ -5,19 +5,32 @@ import (
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/config"
 )
 
-// skillError turns the config file's problems with a skill (config.Errors)
-// into one EINVALID naming the first problem's field; other errors pass.
+// skillError turns a skill's problems (mcpgate.Problems) into one EINVALID
+// naming the first problem's field; other errors pass.
 func skillError(err error) error {
-	var errs config.Errors
-	if !errors.As(err, &errs) || len(errs) == 0 {
+	var problems mcpgate.Problems
+	if !errors.As(err, &problems) || len(problems) == 0 {
 		return err
 	}
-	lines := make([]string, len(errs))
-	for i, e := range errs {
-		lines[i] = e.Error()
+	return fieldErrorf(mcpgate.EINVALID, problems[0].Field, "%s", problems.Error())
+}
+
+// relativeTo returns err with the problems of the field at (such as
+// "tools[1]") relative to it, as the caller posted that part alone; other
+// problems and other errors stay as they are.
+func relativeTo(err error, at string) error {
+	var problems mcpgate.Problems
+	if !errors.As(err, &problems) {
+		return err
 	}
-	return fieldErrorf(mcpgate.EINVALID, errs[0].Field, "%s", strings.Join(lines, "\n"))
+	out := make(mcpgate.Problems, len(problems))
+	for i, p := range problems {
+		out[i] = p
+		if rel, ok := strings.CutPrefix(p.Field, at); ok && (rel == "" || rel[0] == '.' || rel[0] == '[') {
+			out[i] = &mcpgate.Problem{Field: strings.TrimPrefix(rel, "."), Msg: p.Msg}
+		}
+	}
+	return out
 }

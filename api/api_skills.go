@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"os"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/skilledit"
@@ -80,10 +81,49 @@ func (s *Server) handleSkillList(w http.ResponseWriter, r *http.Request, c *call
 }
 
 // skillView is a skill as the API shows it: with the health of its
-// upstream connection, for an mcp skill the gateway has connected.
+// upstream connection, for an mcp skill the gateway has connected, and
+// its warnings.
 type skillView struct {
 	*mcpgate.Skill
 	Health *mcpgate.SkillHealth `json:"health,omitempty"`
+	// Warnings are what makes the skill's calls fail although it was
+	// accepted, such as a ${env:NAME} whose variable is not set; they show
+	// until it is fixed.
+	Warnings []warning `json:"warnings,omitempty"`
+}
+
+// warning is a problem that does not stop a skill from being written but
+// makes its calls fail until it is fixed.
+type warning struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// warnings returns sk's warnings: each field whose ${env:NAME} names a
+// variable the gateway's environment (the one the REST backend and
+// upstream links read at call time) does not set.
+func warnings(sk *mcpgate.Skill) []warning {
+	var out []warning
+	for _, p := range sk.UnsetSecrets(os.LookupEnv) {
+		out = append(out, warning{Field: p.Field, Message: p.Msg + "; the skill's calls fail until it is set"})
+	}
+	return out
+}
+
+// wroteSkill answers a write of sk with the skill and its warnings, which
+// it also logs.
+func (s *Server) wroteSkill(w http.ResponseWriter, status int, sk *mcpgate.Skill) {
+	view := skillView{Skill: sk, Warnings: s.logWarnings(sk)}
+	writeJSON(w, status, view)
+}
+
+// logWarnings logs sk's warnings when it was written, and returns them.
+func (s *Server) logWarnings(sk *mcpgate.Skill) []warning {
+	ws := warnings(sk)
+	for _, wr := range ws {
+		s.opts.Logger.Warn("skill written with a problem its calls will hit", "agent", sk.AgentID, "skill", sk.Name, "field", wr.Field, "problem", wr.Message)
+	}
+	return ws
 }
 
 // skillViews pairs an agent's skills with their health.
@@ -98,7 +138,7 @@ func (s *Server) skillViews(ctx context.Context, agentID string, skills []*mcpga
 	}
 	views := make([]skillView, len(skills))
 	for i, sk := range skills {
-		views[i] = skillView{Skill: sk, Health: byName[sk.Name]}
+		views[i] = skillView{Skill: sk, Health: byName[sk.Name], Warnings: warnings(sk)}
 	}
 	return views, nil
 }
@@ -143,7 +183,7 @@ func (s *Server) handleSkillCreate(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, sk)
+	s.wroteSkill(w, http.StatusCreated, sk)
 	return nil
 }
 
@@ -167,7 +207,7 @@ func (s *Server) handleSkillPut(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
-	writeJSON(w, createdOrOK(created), sk)
+	s.wroteSkill(w, createdOrOK(created), sk)
 	return nil
 }
 
@@ -227,6 +267,13 @@ type skillEdit = skilledit.Edit
 // who is not an administrator (see operatorOnly). A new skill gets Source
 // api. The registry then reloads.
 func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
+	next, err := s.editSkillRaw(ctx, c, agentID, name, edit)
+	return next, skillError(err)
+}
+
+// editSkillRaw is editSkill with the skill's problems as they are
+// (mcpgate.Problems with fields relative to the skill).
+func (s *Server) editSkillRaw(ctx context.Context, c *caller, agentID, name string, edit skillEdit) (*mcpgate.Skill, error) {
 	guarded := func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		next, err := edit(cur)
 		if err == nil && next != nil {
@@ -236,7 +283,7 @@ func (s *Server) editSkill(ctx context.Context, c *caller, agentID, name string,
 	}
 	next, err := s.opts.Skills.Apply(ctx, agentID, name, mcpgate.SourceAPI, guarded)
 	if err != nil {
-		return nil, skillError(err)
+		return nil, err
 	}
 	s.changed(ctx)
 	return next, nil

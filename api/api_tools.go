@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -44,17 +45,17 @@ func (s *Server) handleToolCreate(w http.ResponseWriter, r *http.Request, c *cal
 	if err != nil {
 		return err
 	}
-	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) error {
+	sk, err := s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
 		if toolIndex(cur, t.Name) >= 0 {
-			return fieldErrorf(mcpgate.ECONFLICT, "name", "skill %q has a tool %q already; PUT it to replace it", cur.Name, t.Name)
+			return -1, fieldErrorf(mcpgate.ECONFLICT, "name", "skill %q has a tool %q already; PUT it to replace it", cur.Name, t.Name)
 		}
 		cur.Tools = append(cur.Tools, &t)
-		return nil
+		return len(cur.Tools) - 1, nil
 	})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, &t)
+	writeJSON(w, http.StatusCreated, toolView{Tool: &t, Warnings: s.logWarnings(sk)})
 	return nil
 }
 
@@ -71,21 +72,21 @@ func (s *Server) handleToolPut(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	t.Name = name
 	created := false
-	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) error {
+	sk, err := s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
 		// The edit may run again on a fresher skill: decide each time.
 		i := toolIndex(cur, name)
 		created = i < 0
 		if created {
 			cur.Tools = append(cur.Tools, &t)
-		} else {
-			cur.Tools[i] = &t
+			return len(cur.Tools) - 1, nil
 		}
-		return nil
+		cur.Tools[i] = &t
+		return i, nil
 	})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, createdOrOK(created), &t)
+	writeJSON(w, createdOrOK(created), toolView{Tool: &t, Warnings: s.logWarnings(sk)})
 	return nil
 }
 
@@ -97,16 +98,16 @@ func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *cal
 		return err
 	}
 	name := r.PathValue("tool")
-	err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) error {
+	_, err = s.editTools(r.Context(), c, a.ID, r.PathValue("skill"), func(cur *mcpgate.Skill) (int, error) {
 		i := toolIndex(cur, name)
 		if i < 0 {
-			return noTool(cur, name)
+			return -1, noTool(cur, name)
 		}
 		if len(cur.Tools) == 1 {
-			return fieldErrorf(mcpgate.EINVALID, "tools", "%q is the last tool of skill %q, which needs at least one; delete the skill instead", name, cur.Name)
+			return -1, fieldErrorf(mcpgate.EINVALID, "tools", "%q is the last tool of skill %q, which needs at least one; delete the skill instead", name, cur.Name)
 		}
 		cur.Tools = slices.Delete(cur.Tools, i, i+1)
-		return nil
+		return -1, nil
 	})
 	if err != nil {
 		return err
@@ -116,19 +117,34 @@ func (s *Server) handleToolDelete(w http.ResponseWriter, r *http.Request, c *cal
 }
 
 // editTools changes the tools of an agent's existing skill through
-// editSkill; edit changes cur in place and may run twice. Returns
-// ENOTFOUND when the agent has no such skill.
-func (s *Server) editTools(ctx context.Context, c *caller, agentID, skill string, edit func(cur *mcpgate.Skill) error) error {
-	_, err := s.editSkill(ctx, c, agentID, skill, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
+// editSkill; edit changes cur in place, returns the index of the tool the
+// request posted (-1 for none) and may run twice. The problems of that
+// tool are reported relative to it, as the caller posted it: "request.method",
+// not "tools[1].request.method". Returns ENOTFOUND when the agent has no
+// such skill. It returns the skill as written.
+func (s *Server) editTools(ctx context.Context, c *caller, agentID, skill string, edit func(cur *mcpgate.Skill) (int, error)) (*mcpgate.Skill, error) {
+	posted := -1
+	next, err := s.editSkillRaw(ctx, c, agentID, skill, func(cur *mcpgate.Skill) (*mcpgate.Skill, error) {
 		if cur == nil {
 			return nil, noSkill(agentID, skill)
 		}
-		if err := edit(cur); err != nil {
+		var err error
+		if posted, err = edit(cur); err != nil {
 			return nil, err
 		}
 		return cur, nil
 	})
-	return err
+	if posted >= 0 {
+		err = relativeTo(err, fmt.Sprintf("tools[%d]", posted))
+	}
+	return next, skillError(err)
+}
+
+// toolView is a tool as a write answers it: with the warnings of its
+// skill as written (see skillView).
+type toolView struct {
+	*mcpgate.Tool
+	Warnings []warning `json:"warnings,omitempty"`
 }
 
 // toolIndex returns the index of a skill's named tool, or -1.

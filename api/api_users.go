@@ -1,12 +1,10 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/auth"
-	"github.com/mcpgate/mcpgate/config"
 )
 
 // userView is a user as the API shows it: never the password hash, only
@@ -161,13 +159,11 @@ func hashPassword(pw string) (string, error) {
 	return auth.HashPassword(pw)
 }
 
-// checkUserName runs the config file's check of a user name, so that the
-// API accepts the names the file does.
+// checkUserName runs the domain's check of a user name, which the config
+// file runs too, so that the API accepts the names the file does.
 func checkUserName(name string) error {
-	err := config.CheckUserName(name)
-	var errs config.Errors
-	if errors.As(err, &errs) && len(errs) > 0 {
-		return fieldErrorf(mcpgate.EINVALID, "name", "%s", errs[0].Msg)
+	if p := mcpgate.CheckUserName(name); p != nil {
+		return fieldErrorf(mcpgate.EINVALID, p.Field, "%s", p.Msg)
 	}
-	return err
+	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/registry"
+	"github.com/mcpgate/mcpgate/skilledit"
 )
 
 // agentFields are the fields of an entry under agents.
@@ -85,7 +85,7 @@ func (d *decoder) checkToolNames(f *fields, a *Agent, tools []*toolAt) {
 	if clash {
 		return
 	}
-	if err := registry.Check(a.Skills); err != nil {
+	if err := skilledit.CheckAgent(a.Skills); err != nil {
 		d.errorf(f.lineNode("skills"), f.field("skills"), "%s", mcpgate.ErrorMessage(err))
 	}
 }

@@ -4,14 +4,20 @@
 // file twice changes nothing, and entries the file no longer names are
 // removed, but only those the file created (Source config).
 //
-// Every problem names the file, the line and the field. Secrets are written
-// as ${env:NAME} and stored as written; the variables are read only to
-// check that they are set (and to hash user passwords).
+// Secrets are written as ${env:NAME} and stored as written; the variables
+// are read only to check that they are set (and to hash user passwords).
 //
-// It depends on the root package, auth (password hashes), registry (schema
-// and tool checks), rest (the arguments a request template uses, HTTP
-// tokens and JSON strings), netguard (URL checks) and the YAML library; it
-// must not import a store implementation or the transport.
+// Every problem names the file, the line and the field. The reader only
+// reads YAML into the domain types (and checks what only YAML can get
+// wrong: types, unknown or repeated keys, aliases); each skill is then
+// checked by skilledit.Checker, the same checks the management API and
+// the CLI run, and each problem's field is mapped back to its line. Unlike
+// the API, the file refuses a ${env:NAME} whose variable is not set.
+//
+// It depends on the root package, auth (password hashes), skilledit (the
+// skill checks), rest (JSON strings), rest/openapi (documents a skill
+// names) and the YAML library; it must not import a store implementation,
+// registry, netguard or the transport.
 package config
 
 import (
@@ -24,6 +30,7 @@ import (
 	"strconv"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/skilledit"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -81,7 +88,7 @@ func Parse(name string, data []byte, lookup mcpgate.LookupFunc) (*Config, error)
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	d := &decoder{file: name, lookup: lookup}
+	d := &decoder{file: name, lookup: lookup, checker: skilledit.NewChecker()}
 	c := &Config{File: name}
 	if len(data) > maxFileBytes {
 		d.errs = append(d.errs, &Error{File: name, Msg: fmt.Sprintf("the file is larger than %d bytes", maxFileBytes)})

@@ -107,7 +107,7 @@ agents:
               path: /orders
               body: {order: {item: "{item}", quantity: "{qty}"}, note: 2024-01-02, flag: null}
           - name: cancel
-            input_schema: {type: object, properties: {id: {type: string}}}
+            input_schema: {type: object, properties: {id: {type: string}}, required: [id]}
             request: {method: DELETE, path: "/orders/{id}", body: none}
           - name: all
             input_schema: {type: object}
@@ -134,7 +134,7 @@ agents:
 				Template: json.RawMessage(`{"order":{"item":"{item}","quantity":"{qty}"},"note":"2024-01-02","flag":null}`)}},
 		}, {
 			Name:        "cancel",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
 			Request:     &mcpgate.Request{Method: "DELETE", Path: "/orders/{id}", Body: &mcpgate.RequestBody{Mode: mcpgate.BodyNone}},
 		}, {
 			Name:        "all",
@@ -184,7 +184,7 @@ func aliasFile(n int) string {
 	aliases := func(name string) string { return strings.Repeat(", *"+name, n-1) }
 	return `users: [{name: u}]
 agents: [&a {id: a, owner: u, skills: [&s {name: s, kind: rest, base_url: "https://api.example.com", tools: [
-  &t {name: t, input_schema: {type: object, properties: {a: {type: string}}}, request: {path: "/x/{a}"}}` + aliases("t") + `
+  &t {name: t, input_schema: {type: object, properties: {a: {type: string}}, required: [a]}, request: {path: "/x/{a}"}}` + aliases("t") + `
 ]}` + aliases("s") + `
 ]}` + aliases("a") + `
 ]
@@ -222,7 +222,7 @@ agents:
         kind: rest
         base_url: https://api.example.com
         tools:
-          - {name: t1, input_schema: &schema {type: object, properties: {a: {type: string}}}, request: {path: "/x/{a}", headers: &h {Accept: text/csv}}}
+          - {name: t1, input_schema: &schema {type: object, properties: {a: {type: string}}, required: [a]}, request: {path: "/x/{a}", headers: &h {Accept: text/csv}}}
           - {name: t2, input_schema: *schema, request: {path: "/y/{a}", headers: *h}}
 `
 	tools := mustParse(t, file, nil).Agents[0].Skills[0].Tools

@@ -22,12 +22,13 @@ agents:
         kind: rest
 `
 
-// oneTool is a valid rest skill body (lines 10 to 16) after head.
+// oneTool is a valid rest skill body (lines 10 to 16) after head. (Its
+// schema requires id since a path argument must be required: issue 12.)
 const oneTool = `        base_url: http://127.0.0.1:9000
         allow_private: true
         tools:
           - name: save
-            input_schema: {type: object, properties: {id: {type: string}}}
+            input_schema: {type: object, properties: {id: {type: string}}, required: [id]}
             request: {method: POST, path: "/items/{id}"}
 `
 
@@ -122,7 +123,7 @@ func TestParseErrors(t *testing.T) {
         allow_private: true
         tools:
           - name: save
-            input_schema: {type: object, properties: {id: {type: string}}}
+            input_schema: {type: object, properties: {id: {type: string}}, required: [id]}
             request: {method: POST, path: "/items/{item}", query: {v: "{version}"}, body: [id, rows]}
 `, strings.Join([]string{
 			`mcpgate.yaml:15: agents[0].skills[0].tools[0].request: uses the argument "item", which is not a property of input_schema (it has id)`,
@@ -204,7 +205,7 @@ func TestParseErrors(t *testing.T) {
 		{"secret query parameters in urls", head + `        base_url: https://api.example.com/v1?api_key=abc123&lang=en
         tools:
           - name: save
-            input_schema: {type: object, properties: {id: {type: string}}}
+            input_schema: {type: object, properties: {id: {type: string}}, required: [id]}
             request: {url: "https://api.example.com/x/{id}?Token=abc&access_token=def&page=2"}
 `, strings.Join([]string{
 			`mcpgate.yaml:10: agents[0].skills[0].base_url: the query parameter "api_key" looks secret and would be stored in plain text; take it out of the URL and write it under the request's query: as ${env:NAME}`,
@@ -324,6 +325,13 @@ func TestParseErrors(t *testing.T) {
 			`mcpgate.yaml:3: users[1]: YAML merge keys (<<) are not supported; write the fields out`,
 			`mcpgate.yaml:3: users[1].name: is required: the user's login name`,
 		}, "\n")},
+		{"path argument not required", head + `        base_url: https://api.example.com
+        tools:
+          - name: get
+            input_schema: {type: object, properties: {n: {type: integer}}}
+            request:
+              path: /items/{n}
+`, `mcpgate.yaml:15: agents[0].skills[0].tools[0].request.path: uses the argument "n", which input_schema does not list under required; a call without it could not be made: add "n" to required`},
 		{"prefix too long", head + "        prefix: " + strings.Repeat("p", 60) + "_\n" + oneTool,
 			`mcpgate.yaml:14: agents[0].skills[0].tools[0].name: with the skill's prefix, "` + strings.Repeat("p", 60) + `_save" is longer than 64 characters`},
 	} {

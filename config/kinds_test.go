@@ -100,24 +100,6 @@ func TestApplyKeepsDiscoveredTools(t *testing.T) {
 	}
 }
 
-func TestCheckSkillKinds(t *testing.T) {
-	t.Parallel()
-	ok := []*mcpgate.Skill{
-		{Name: "s", Kind: mcpgate.SkillMCP, URL: "https://mcp.example.com/mcp", AutoApprove: true,
-			Tools: []*mcpgate.Tool{{Name: "discovered", InputSchema: json.RawMessage(`{"type":"object"}`)}}},
-		{Name: "a", Kind: mcpgate.SkillAgent, AutoApprove: true},
-	}
-	for _, sk := range ok {
-		if err := CheckSkill("research", sk); err != nil {
-			t.Errorf("CheckSkill(%s) = %v", sk.Kind, err)
-		}
-	}
-	bad := &mcpgate.Skill{Name: "s", Kind: mcpgate.SkillMCP, AutoApprove: true}
-	if err := CheckSkill("research", bad); err == nil {
-		t.Error("CheckSkill accepted an mcp skill without url or command")
-	}
-}
-
 // A stdio upstream's args are its argv: any strings, empty ones included;
 // anything else is refused as what it is, not as an operation pattern.
 func TestMCPArgs(t *testing.T) {

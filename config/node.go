@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/skilledit"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -16,8 +17,14 @@ type decoder struct {
 	file   string
 	lookup mcpgate.LookupFunc
 	errs   Errors
-	// schemas holds the outcome of compiling each distinct schema text.
-	schemas map[string]error
+	// at is the node of each field read so far, by path: the key of a
+	// mapping entry, or a mapping in a list; report finds lines in it.
+	at map[string]*yaml.Node
+	// mappings is the mapping node of each field read as one, by path: a
+	// problem of the mapping as a whole is reported at its first line.
+	mappings map[string]*yaml.Node
+	// checker checks each skill as the API and the CLI do.
+	checker *skilledit.Checker
 }
 
 // errorf records a problem of field at n's line.
@@ -71,6 +78,11 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string) *fields {
 		d.errorf(n, path, "must be a mapping of %s", strings.Join(known, ", "))
 		return nil
 	}
+	d.mark(path, n)
+	if d.mappings == nil {
+		d.mappings = map[string]*yaml.Node{}
+	}
+	d.mappings[path] = n
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
@@ -80,6 +92,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string) *fields {
 			d.errorf(k, f.field(k.Value), "is set twice (first at line %d)", f.keys[k.Value].Line)
 		default:
 			f.keys[k.Value], f.vals[k.Value] = k, v
+			d.mark(f.field(k.Value), k)
 		}
 	}
 	return f
@@ -242,7 +255,72 @@ func (d *decoder) stringMap(f *fields, key string) (map[string]string, map[strin
 			d.errorf(k, field, "must be a text value")
 		} else {
 			m[k.Value], at[k.Value] = v.Value, k
+			d.mark(field, k)
 		}
 	}
 	return m, at
+}
+
+// mark records n as the node of field, unless one is recorded already (a
+// mapping's key comes before the mapping).
+func (d *decoder) mark(field string, n *yaml.Node) {
+	if d.at == nil {
+		d.at = map[string]*yaml.Node{}
+	}
+	if _, ok := d.at[field]; !ok {
+		d.at[field] = n
+	}
+}
+
+// node returns the node of field: the mapping it holds, when it was read
+// as one, else its key, else the node of the nearest field holding it
+// that was read (the mapping, for a field left out).
+func (d *decoder) node(field string) *yaml.Node {
+	if n := d.mappings[field]; n != nil {
+		return n
+	}
+	for {
+		if n := d.at[field]; n != nil || field == "" {
+			return n
+		}
+		field = field[:max(strings.LastIndexAny(field, ".["), 0)]
+	}
+}
+
+// report records each of problems, whose fields are relative to under,
+// at its line, except those about a field that a problem recorded since
+// the since-th (the reader's own, such as "must be a string") is about
+// already, or one inside or around it.
+func (d *decoder) report(under string, problems mcpgate.Problems, since int) {
+	before := d.errs[since:len(d.errs):len(d.errs)]
+	for _, p := range problems {
+		field := mcpgate.JoinField(under, p.Field)
+		if !reported(before, field) {
+			d.errs = append(d.errs, &Error{File: d.file, Line: lineOf(d.node(field)), Field: field, Msg: p.Msg})
+		}
+	}
+}
+
+// reported reports whether one of errs is about field, a field inside it
+// or one holding it.
+func reported(errs Errors, field string) bool {
+	for _, e := range errs {
+		if e.Field == field || within(field, e.Field) || within(e.Field, field) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether field is a field inside outer.
+func within(field, outer string) bool {
+	return strings.HasPrefix(field, outer+".") || strings.HasPrefix(field, outer+"[")
+}
+
+// lineOf returns n's line, 0 for none.
+func lineOf(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	return n.Line
 }

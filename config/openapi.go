@@ -16,8 +16,9 @@ import (
 // servers[0] the base URL unless base_url is set, and its security schemes
 // headers unless the file sets the same header. `include` and `exclude`
 // pick operations.
-func (d *decoder) openapiTools(f *fields, s *mcpgate.Skill, source string) []*toolAt {
+func (d *decoder) openapiTools(f *fields, s *mcpgate.Skill, source string, imported *importedFields) []*toolAt {
 	at, field := f.keys["openapi"], f.field("openapi")
+	imported.failed = true
 	if f.has("tools") {
 		d.errorf(f.keys["tools"], f.field("tools"), "a skill with openapi gets its tools from the document; remove tools (or make a second skill for hand-written tools)")
 		return nil
@@ -27,22 +28,18 @@ func (d *decoder) openapiTools(f *fields, s *mcpgate.Skill, source string) []*to
 		d.errorf(at, field, "%s: %s", source, mcpgate.ErrorMessage(err))
 		return nil
 	}
+	imported.failed, imported.tools = false, true
 	if s.BaseURL == "" {
-		s.BaseURL = res.BaseURL
-		d.checkURL(f, "openapi", s.BaseURL, s.AllowPrivate)
+		s.BaseURL, imported.baseURL = res.BaseURL, true
 	}
-	imported := map[string]string{}
+	imported.headers = map[string]bool{}
 	for name, v := range res.Headers {
 		if _, set := s.Headers[name]; !set {
-			imported[name] = v
+			if s.Headers == nil {
+				s.Headers = map[string]string{}
+			}
+			s.Headers[name], imported.headers[name] = v, true
 		}
-	}
-	d.checkHeaders(field, imported, nodesAt(imported, at))
-	if s.Headers == nil && len(imported) > 0 {
-		s.Headers = map[string]string{}
-	}
-	for name, v := range imported {
-		s.Headers[name] = v
 	}
 	s.Tools = res.Tools
 	out := make([]*toolAt, len(res.Tools))
@@ -90,11 +87,31 @@ func (d *decoder) strings(f *fields, key string) []string {
 	return out
 }
 
-// nodesAt points every key of m at one node, for messages.
-func nodesAt(m map[string]string, n *yaml.Node) map[string]*yaml.Node {
-	at := make(map[string]*yaml.Node, len(m))
-	for k := range m {
-		at[k] = n
+// importedFields are the fields of a skill an OpenAPI document gave, whose
+// problems are reported at the file's openapi field.
+type importedFields struct {
+	failed  bool // the import failed (reported): the skill has no tools
+	tools   bool
+	baseURL bool
+	headers map[string]bool
+}
+
+// remap moves the problems of imported fields to the openapi field.
+func (im *importedFields) remap(problems mcpgate.Problems) mcpgate.Problems {
+	var out mcpgate.Problems
+	for _, p := range problems {
+		name, isHeader := strings.CutPrefix(p.Field, "headers.")
+		switch {
+		case im.failed && p.Field == "tools":
+			continue // the import's failure is reported
+		case im.baseURL && p.Field == "base_url":
+			p = &mcpgate.Problem{Field: "openapi", Msg: p.Msg}
+		case isHeader && im.headers[name]:
+			p = &mcpgate.Problem{Field: "openapi." + name, Msg: p.Msg}
+		case im.tools && strings.HasPrefix(p.Field, "tools["):
+			p = &mcpgate.Problem{Field: "openapi", Msg: p.Field + ": " + p.Msg}
+		}
+		out = append(out, p)
 	}
-	return at
+	return out
 }

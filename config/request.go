@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
@@ -12,13 +11,9 @@ import (
 // requestFields are the fields of a tool's request.
 var requestFields = []string{"method", "path", "url", "query", "headers", "body", "timeout"}
 
-// methods are the HTTP methods a request may use.
-var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
-
-// request reads a rest tool's request template.
-func (d *decoder) request(tf *fields, s *mcpgate.Skill) *mcpgate.Request {
+// request reads a tool's request template, nil when absent.
+func (d *decoder) request(tf *fields) *mcpgate.Request {
 	if !tf.has("request") {
-		d.errorf(tf.lineNode("request"), tf.field("request"), "is required: the HTTP request the tool makes (kind rest)")
 		return nil
 	}
 	f := d.fields(tf.vals["request"], tf.field("request"), requestFields)
@@ -26,56 +21,18 @@ func (d *decoder) request(tf *fields, s *mcpgate.Skill) *mcpgate.Request {
 		return nil
 	}
 	r := &mcpgate.Request{
-		Method:  d.method(f),
+		Method:  strings.ToUpper(d.str(f, "method")),
 		Path:    d.str(f, "path"),
 		URL:     d.str(f, "url"),
 		Timeout: d.duration(f, "timeout"),
 	}
-	d.target(f, s, r)
-	var at map[string]*yaml.Node
-	r.Query, at = d.stringMap(f, "query")
-	d.checkQuery(f.field("query"), r.Query, at)
-	r.Headers, at = d.stringMap(f, "headers")
-	d.checkHeaders(f.field("headers"), r.Headers, at)
+	if r.Method == "" {
+		r.Method = "GET"
+	}
+	r.Query, _ = d.stringMap(f, "query")
+	r.Headers, _ = d.stringMap(f, "headers")
 	r.Body = d.body(f)
 	return r
-}
-
-// method reads a request's method, GET when absent.
-func (d *decoder) method(f *fields) string {
-	m := strings.ToUpper(d.str(f, "method"))
-	if m == "" {
-		return "GET"
-	}
-	if !slices.Contains(methods, m) {
-		d.errorf(f.keys["method"], f.field("method"), "%q is not one of %s", m, strings.Join(methods, ", "))
-	}
-	return m
-}
-
-// target checks where the request goes: a path under the skill's base_url,
-// or an absolute url.
-func (d *decoder) target(f *fields, s *mcpgate.Skill, r *mcpgate.Request) {
-	switch {
-	case r.URL != "" && r.Path != "":
-		d.errorf(f.keys["url"], f.field("url"), "set path (under the skill's base_url) or url, not both")
-	case r.URL != "":
-		d.checkURL(f, "url", r.URL, s.AllowPrivate)
-	case s.BaseURL == "":
-		d.errorf(f.node, f.path, "has no target: set base_url on the skill, or url on every tool's request")
-	}
-	if r.Path == "" {
-		return
-	}
-	at, field := f.keys["path"], f.field("path")
-	switch {
-	case !strings.HasPrefix(r.Path, "/"):
-		d.errorf(at, field, "%q must start with /", r.Path)
-	case strings.ContainsAny(r.Path, "?#"):
-		d.errorf(at, field, "%q must not hold a query or fragment; put query parameters under query", r.Path)
-	default:
-		d.refuseSecretRef(at, field, r.Path)
-	}
 }
 
 // body reads a request body: "all", "none", a list of argument names, or a
@@ -101,10 +58,6 @@ func (d *decoder) body(f *fields) *mcpgate.RequestBody {
 	raw, jerr := toJSON(n, field)
 	if jerr != nil {
 		d.errorf(jerr.node, jerr.field, "%s", jerr.msg)
-		return nil
-	}
-	if mcpgate.HasSecretRef(string(raw)) {
-		d.errorf(at, field, "%s", notExpanded)
 		return nil
 	}
 	return &mcpgate.RequestBody{Mode: mcpgate.BodyTemplate, Template: raw}

@@ -2,16 +2,12 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/mcpgate/mcpgate"
 )
 
 // userFields are the fields of an entry under users.
 var userFields = []string{"name", "password", "admin"}
-
-// userNamePattern keeps user names printable and short.
-var userNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$`)
 
 // users reads the users section.
 func (d *decoder) users(top *fields) []*User {
@@ -28,8 +24,8 @@ func (d *decoder) users(top *fields) []*User {
 			continue
 		}
 		at := f.lineNode("name")
-		if !userNamePattern.MatchString(u.Name) {
-			d.errorf(at, f.field("name"), "%q: use 1 to 64 letters, digits, '_', '.', '@' or '-', starting with a letter or digit", u.Name)
+		if p := mcpgate.CheckUserName(u.Name); p != nil {
+			d.errorf(at, f.field("name"), "%s", p.Msg)
 		} else if line, dup := firstLine[u.Name]; dup {
 			d.errorf(at, f.field("name"), "user %q is declared twice (first at line %d)", u.Name, line)
 		} else {

@@ -105,3 +105,43 @@ func problems(ve *jsonschema.ValidationError) []string {
 	sort.Strings(out)
 	return out
 }
+
+// SchemaChecker compiles tools' schemas, each distinct text once: shared
+// schemas repeat the same one, and compiling is the costly part of a
+// check. The zero value is ready; it is not safe for concurrent use.
+type SchemaChecker struct {
+	done map[string]error
+}
+
+// CheckSkill returns a problem for each schema of s's tools that does not
+// compile, with fields relative to the skill.
+func (c *SchemaChecker) CheckSkill(s *mcpgate.Skill) mcpgate.Problems {
+	var p mcpgate.Problems
+	for i, t := range s.Tools {
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"input_schema", t.InputSchema}, {"output_schema", t.OutputSchema}} {
+			if !bytes.HasPrefix(bytes.TrimSpace(f.raw), []byte("{")) {
+				continue // not an object schema: the skill's own check says so
+			}
+			if err := c.compile(f.raw); err != nil {
+				p.Addf(fmt.Sprintf("tools[%d].%s", i, f.name), "%s", mcpgate.ErrorMessage(err))
+			}
+		}
+	}
+	return p
+}
+
+// compile compiles raw, or returns what compiling it gave before.
+func (c *SchemaChecker) compile(raw json.RawMessage) error {
+	if err, done := c.done[string(raw)]; done {
+		return err
+	}
+	if c.done == nil {
+		c.done = map[string]error{}
+	}
+	_, err := CompileSchema(raw)
+	c.done[string(raw)] = err
+	return err
+}

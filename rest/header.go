@@ -52,17 +52,5 @@ func (e *expander) header(h http.Header, name, tpl string) error {
 // isControl reports whether r may not appear in a header value.
 func isControl(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }
 
-// ValidToken reports whether name is an HTTP token (RFC 9110), as header
-// names and methods must be.
-func ValidToken(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
+// ValidToken reports whether name is an HTTP token (mcpgate.ValidToken).
+func ValidToken(name string) bool { return mcpgate.ValidToken(name) }

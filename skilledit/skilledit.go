@@ -1,19 +1,23 @@
-// Package skilledit is the one way a skill of an agent changes outside the
-// config file's own apply, which runs the same checks: the file's checks
-// of the skill (config.CheckSkill), registry.Check of the agent's skills as
-// a whole (ECONFLICT naming both skills of a clashing tool name), then
+// Package skilledit holds the one validation path of a skill, whatever its
+// source, and is the one way a skill of an agent changes outside the
+// config file's own apply. Checker runs the skill's own checks
+// (mcpgate.Skill.Check), the SSRF guard's view of its URLs, its backend's
+// binding check (a BindingChecker, such as rest.Checker) and its compiled
+// schemas; the config file runs the same Checker on every skill it reads.
+// Apply then runs registry.Check of the agent's skills as a whole
+// (ECONFLICT naming both skills of a clashing tool name), then
 // store.PutSkill or DeleteSkill. The management API and `mcpgate import
 // openapi` both change skills through it.
 //
-// It depends on the root package, config and registry; it must not import
-// a store implementation, the transport or the HTTP surface.
+// It depends on the root package, registry, rest (its binding check) and
+// netguard; it must not import config, a store implementation, the
+// transport or the HTTP surface.
 package skilledit
 
 import (
 	"context"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/registry"
 )
 
@@ -33,8 +37,8 @@ type plan struct {
 // inside it they run again only when something changed in between, so the
 // single writer of SQLite is held briefly. A new skill gets source; a
 // replaced one keeps its own, so a skill the config file owns stays the
-// file's. It returns the new skill (nil when deleted). Errors: config.Errors
-// (EINVALID) when the file's checks refuse the skill, ECONFLICT for a tool
+// file's. It returns the new skill (nil when deleted). Errors:
+// mcpgate.Problems (EINVALID) when the skill's checks refuse it, ECONFLICT for a tool
 // name clash, and edit's own errors as they are.
 func Apply(ctx context.Context, st mcpgate.Store, agentID, name, source string, edit Edit) (*mcpgate.Skill, error) {
 	p, err := newPlan(ctx, st, agentID, name, source, edit)
@@ -91,10 +95,9 @@ func newPlan(ctx context.Context, st mcpgate.Store, agentID, name, source string
 	return &plan{gen: gen, next: next}, check(skills, next)
 }
 
-// check checks next with the file's checks, and against the agent's other
-// skills.
+// check checks next with a Checker, and against the agent's other skills.
 func check(skills []*mcpgate.Skill, next *mcpgate.Skill) error {
-	if err := config.CheckSkill(next.AgentID, next); err != nil {
+	if err := CheckSkill(next); err != nil {
 		return err
 	}
 	all := append([]*mcpgate.Skill(nil), skills...)

@@ -3,11 +3,11 @@ package skilledit_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"testing"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/skilledit"
 	"github.com/mcpgate/mcpgate/sqlite"
 )
@@ -59,12 +59,14 @@ func TestApply(t *testing.T) {
 	if _, err := skilledit.Apply(ctx, st, "shop", "b", mcpgate.SourceAPI, put(skill("b", "y"))); mcpgate.ErrorCode(err) != mcpgate.ECONFLICT {
 		t.Fatalf("clash: %v", err)
 	}
-	// The config file's checks apply: a literal secret is refused.
+	// The skill's checks apply: a literal secret is refused. (They were the
+	// config file's, reported as config.Errors; they are now the skill's
+	// own, reported as mcpgate.Problems with the same fields.)
 	bad := skill("c", "z")
 	bad.Headers = map[string]string{"Authorization": "Bearer literal"}
 	_, err = skilledit.Apply(ctx, st, "shop", "c", mcpgate.SourceAPI, put(bad))
-	var errs config.Errors
-	if mcpgate.ErrorCode(err) != mcpgate.EINVALID || !asErrors(err, &errs) || errs[0].Field != "headers.Authorization" {
+	var errs mcpgate.Problems
+	if mcpgate.ErrorCode(err) != mcpgate.EINVALID || !errors.As(err, &errs) || errs[0].Field != "headers.Authorization" {
 		t.Fatalf("literal secret: %v", err)
 	}
 	// A nil result deletes.
@@ -74,11 +76,4 @@ func TestApply(t *testing.T) {
 	if skills, _ := st.ListSkills(ctx, "shop"); len(skills) != 0 {
 		t.Errorf("skills after delete = %d", len(skills))
 	}
-}
-
-// asErrors reports whether err is config.Errors.
-func asErrors(err error, target *config.Errors) bool {
-	e, ok := err.(config.Errors)
-	*target = e
-	return ok
 }

@@ -81,7 +81,8 @@ func runAgentShow(ctx context.Context, env *Env, args []string) error {
 }
 
 // printAgent writes an agent's details, with the health of its upstream
-// connections.
+// connections and the warnings of its skills (variables their secrets
+// name that are not set).
 func printAgent(env *Env, a *mcpgate.Agent, owner string, skills []*mcpgate.Skill, health []*mcpgate.SkillHealth) {
 	w := env.Stdout
 	fmt.Fprintf(w, "Agent:       %s\nName:        %s\nDescription: %s\nOwner:       %s\nMCP enabled: %v\nSource:      %s\nMCP path:    /%s/mcp\n",
@@ -91,6 +92,9 @@ func printAgent(env *Env, a *mcpgate.Agent, owner string, skills []*mcpgate.Skil
 		printSkillTarget(w, sk)
 		if h := findHealth(health, sk.Name); h != nil {
 			printHealth(w, h)
+		}
+		for _, p := range sk.UnsetSecrets(env.LookupEnv) {
+			fmt.Fprintf(w, "  warning: %s: %s; the skill's calls fail until it is set\n", p.Field, p.Msg)
 		}
 		for _, t := range sk.Tools {
 			fmt.Fprintf(w, "  - %s%s: %s\n", sk.Prefix, t.Name, firstLine(t.Description))
