@@ -44,7 +44,7 @@ func runKeyCreate(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "mcpgate key create: give exactly one of --user NAME or --agent ID")
 		return errUsage
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		k, secret, err := newKeyFor(ctx, s, user, agent, name)
 		if err != nil {
 			return err
@@ -89,7 +89,7 @@ func runKeyList(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		f := mcpgate.KeyFilter{AgentID: agent}
 		if user != "" {
 			u, err := s.FindUserByName(ctx, user)
@@ -132,7 +132,7 @@ func runKeyRevoke(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		if err := s.RevokeKey(ctx, id, time.Now()); err != nil {
 			return err
 		}

@@ -73,6 +73,8 @@ func Run(ctx context.Context, env *Env, args []string) error {
 	switch cmd {
 	case "serve":
 		return runServe(ctx, env, rest)
+	case "init":
+		return runInit(ctx, env, rest)
 	case "user":
 		return runUser(ctx, env, rest)
 	case "key":

@@ -47,7 +47,7 @@ func runUserCreate(ctx context.Context, env *Env, args []string) error {
 	if u.PasswordHash, err = readPassword(env, pwEnv, pwStdin); err != nil {
 		return err
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		if err := s.CreateUser(ctx, u); err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func runUserList(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		users, err := s.ListUsers(ctx)
 		if err != nil {
 			return err
@@ -131,9 +131,9 @@ func helpIsOK(err error) error {
 	return err
 }
 
-// withStore opens the store, runs fn, and closes it.
-func withStore(ctx context.Context, sf *storeFlags, fn func(mcpgate.Store) error) error {
-	s, err := sf.open(ctx)
+// withStore opens an existing store, runs fn, and closes it.
+func withStore(ctx context.Context, env *Env, sf *storeFlags, fn func(mcpgate.Store) error) error {
+	s, err := sf.openExisting(ctx, env)
 	if err != nil {
 		return err
 	}
