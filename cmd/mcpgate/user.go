@@ -13,15 +13,17 @@ import (
 	"github.com/mcpgate/mcpgate/auth"
 )
 
-// runUser runs `mcpgate user create|list`.
+// runUser runs `mcpgate user create|set|list`.
 func runUser(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(env.Stderr, "Usage: mcpgate user create NAME | mcpgate user list")
+		fmt.Fprintln(env.Stderr, "Usage: mcpgate user create NAME | mcpgate user set NAME | mcpgate user list")
 		return errUsage
 	}
 	switch args[0] {
 	case "create":
 		return runUserCreate(ctx, env, args[1:])
+	case "set":
+		return runUserSet(ctx, env, args[1:])
 	case "list":
 		return runUserList(ctx, env, args[1:])
 	}
