@@ -42,7 +42,7 @@ func runKeyCreate(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&user, "user", "", "make a user key (oag_…) for this user")
 	fs.StringVar(&agent, "agent", "", "make an agent key (bak_…) for this agent")
 	fs.StringVar(&name, "name", "", "a label to recognize the key by")
-	fs.Var(&expiresIn, "expires-in", "the key stops working after this long, e.g. 90d or 12h (default: never)")
+	fs.Var(&expiresIn, "expires-in", "the key stops working after this long (a `DURATION` such as 90d or 12h; default: never)")
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}

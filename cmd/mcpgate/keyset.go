@@ -91,8 +91,8 @@ func runKeySet(ctx context.Context, env *Env, args []string) error {
 	var c keyChange
 	fs := newFlagSet(env, "key set", "key set ID [--name LABEL] [--expires-in DURATION | --no-expiry]")
 	sf.register(fs)
-	fs.Func("name", "a new label for the key", func(v string) error { c.name, c.nameSet = v, true; return nil })
-	fs.Var(&c.expiresIn, "expires-in", "the key stops working this long from now, e.g. 90d or 12h")
+	fs.Func("name", "a new `LABEL` for the key", func(v string) error { c.name, c.nameSet = v, true; return nil })
+	fs.Var(&c.expiresIn, "expires-in", "the key stops working this long from now (a `DURATION` such as 90d or 12h)")
 	fs.BoolVar(&c.noExpiry, "no-expiry", false, "the key never expires")
 	id, err := parseWithName(fs, env, args, "key ID")
 	if err != nil {
