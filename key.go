@@ -38,6 +38,13 @@ type APIKey struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	// ExpiresAt is when the key stops working; nil for never.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// Expired reports whether the key has expired at now.
+func (k *APIKey) Expired(now time.Time) bool {
+	return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)
 }
 
 // KeyFilter narrows ListKeys. Zero fields match everything.
@@ -64,4 +71,7 @@ type KeyStore interface {
 	RevokeKey(ctx context.Context, id string, at time.Time) error
 	// TouchKey records that the key was used at the given time.
 	TouchKey(ctx context.Context, id string, at time.Time) error
+	// UpdateKey saves k's name and expiry (nil: never), the only fields of
+	// a key that change. Returns ENOTFOUND if there is no key with k's ID.
+	UpdateKey(ctx context.Context, k *APIKey) error
 }

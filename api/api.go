@@ -52,6 +52,8 @@ func (s *Server) apiRouteTable() []apiRoute {
 		{"DELETE", tool, s.authed(s.handleToolDelete)},
 		{"GET", apiPrefix + "/keys", s.authed(s.handleKeyList)},
 		{"POST", apiPrefix + "/keys", s.authed(s.handleKeyCreate)},
+		{"GET", apiPrefix + "/keys/{id}", s.authed(s.handleKeyGet)},
+		{"PATCH", apiPrefix + "/keys/{id}", s.authed(s.handleKeyPatch)},
 		{"DELETE", apiPrefix + "/keys/{id}", s.authed(s.handleKeyRevoke)},
 		{"GET", apiPrefix + "/users", s.admin(s.handleUserList)},
 		{"POST", apiPrefix + "/users", s.admin(s.handleUserCreate)},

@@ -3,6 +3,7 @@ package api
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"time"
@@ -18,6 +19,8 @@ type keyCreate struct {
 	Name    string          `json:"name"`
 	// User names the user of a user key; only admins may name another.
 	User string `json:"user"`
+	// ExpiresAt is when the key stops working; absent for never.
+	ExpiresAt *time.Time `json:"expires_at"`
 }
 
 // createdKey is a new key with its secret, which is shown this once.
@@ -115,11 +118,14 @@ func (s *Server) handleKeyCreate(w http.ResponseWriter, r *http.Request, c *call
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
+	if err := checkExpiry(in.ExpiresAt); err != nil {
+		return err
+	}
 	k, secret, err := s.newKey(r.Context(), c, &in)
 	if err != nil {
 		return err
 	}
-	k.Source = mcpgate.SourceAPI
+	k.Source, k.ExpiresAt = mcpgate.SourceAPI, in.ExpiresAt
 	if err := s.opts.Store.CreateKey(r.Context(), k); err != nil {
 		return err
 	}
@@ -190,4 +196,88 @@ func (s *Server) mayManageKey(ctx context.Context, c *caller, k *mcpgate.APIKey)
 	}
 	_, err := s.readAgent(ctx, c, k.AgentID)
 	return err == nil
+}
+
+// keyPatch is the body of PATCH /api/v1/keys/{id}: absent fields keep
+// their value; "expires_at": null removes the expiry.
+type keyPatch struct {
+	Name *string `json:"name"`
+	// ExpiresAt is raw so that null (never) differs from absent (keep).
+	ExpiresAt json.RawMessage `json:"expires_at"`
+}
+
+// checkExpiry refuses an expiry that has passed: revoking stops a key now.
+func checkExpiry(at *time.Time) error {
+	if at != nil && !at.After(time.Now()) {
+		return fieldErrorf(mcpgate.EINVALID, "expires_at", "%s has passed; give a future time, or revoke the key (DELETE) to stop it now", at.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// handleKeyGet shows a key the caller may see, never its secret.
+func (s *Server) handleKeyGet(w http.ResponseWriter, r *http.Request, c *caller) error {
+	k, err := s.manageableKey(r, c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, k)
+	return nil
+}
+
+// handleKeyPatch changes a key's name or expiry; the change reaches this
+// process's key cache at once.
+func (s *Server) handleKeyPatch(w http.ResponseWriter, r *http.Request, c *caller) error {
+	k, err := s.manageableKey(r, c)
+	if err != nil {
+		return err
+	}
+	var in keyPatch
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := applyKeyPatch(k, &in); err != nil {
+		return err
+	}
+	if err := s.opts.Store.UpdateKey(r.Context(), k); err != nil {
+		return err
+	}
+	s.forget([]*mcpgate.APIKey{k})
+	writeJSON(w, http.StatusOK, k)
+	return nil
+}
+
+// manageableKey returns the key the path names if the caller may manage
+// it; another's key is ENOTFOUND, as if it did not exist.
+func (s *Server) manageableKey(r *http.Request, c *caller) (*mcpgate.APIKey, error) {
+	if err := c.canWrite(); err != nil {
+		return nil, err
+	}
+	k, err := s.opts.Store.FindKey(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	if !s.mayManageKey(r.Context(), c, k) {
+		return nil, notFound("key", k.ID)
+	}
+	return k, nil
+}
+
+// applyKeyPatch applies a patch to k.
+func applyKeyPatch(k *mcpgate.APIKey, in *keyPatch) error {
+	setIf(&k.Name, in.Name)
+	switch {
+	case in.ExpiresAt == nil:
+	case string(in.ExpiresAt) == "null":
+		k.ExpiresAt = nil
+	default:
+		var at time.Time
+		if err := json.Unmarshal(in.ExpiresAt, &at); err != nil {
+			return fieldErrorf(mcpgate.EINVALID, "expires_at", "give an RFC 3339 time such as 2030-01-02T15:04:05Z, or null for never")
+		}
+		if err := checkExpiry(&at); err != nil {
+			return err
+		}
+		k.ExpiresAt = &at
+	}
+	return nil
 }

@@ -127,6 +127,6 @@ func TestOpenAPIBodiesMatchInputs(t *testing.T) {
 	checkSchemaFields(t, map[string]any{
 		"AgentCreate": agentCreate{}, "AgentPatch": agentPatch{}, "SkillInput": skillInput{},
 		"Tool": mcpgate.Tool{}, "Request": mcpgate.Request{}, "KeyCreate": keyCreate{},
-		"UserCreate": userCreate{}, "UserPatch": userPatch{}, "ImportRequest": importRequest{},
+		"UserCreate": userCreate{}, "UserPatch": userPatch{}, "ImportRequest": importRequest{}, "KeyPatch": keyPatch{},
 	})
 }

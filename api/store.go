@@ -44,6 +44,7 @@ type KeyStore interface {
 	FindKey(ctx context.Context, id string) (*mcpgate.APIKey, error)
 	ListKeys(ctx context.Context, f mcpgate.KeyFilter) ([]*mcpgate.APIKey, error)
 	RevokeKey(ctx context.Context, id string, at time.Time) error
+	UpdateKey(ctx context.Context, k *mcpgate.APIKey) error
 }
 
 // SkillStore reads skills and their health (mcpgate.SkillStore and

@@ -86,7 +86,7 @@ func NewAuthenticator(keys Keys, opts *Options) *Authenticator {
 }
 
 // Authenticate returns the request's credential. Returns EUNAUTHORIZED
-// when there is none, when it is unknown or revoked, and when the request
+// when there is none, when it is unknown, revoked or expired, and when the request
 // carries two different credentials.
 func (a *Authenticator) Authenticate(r *http.Request) (*mcpgate.Credential, error) {
 	secret, err := presented(r)
@@ -153,6 +153,10 @@ func (a *Authenticator) apiKey(ctx context.Context, secret string) (*mcpgate.Cre
 	}
 	if k.RevokedAt != nil {
 		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "this API key was revoked; create a new one with: mcpgate key create")
+	}
+	if k.Expired(a.opts.Now()) {
+		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "this API key expired at %s; create a new one with: mcpgate key create, or extend it with: mcpgate key set %s --expires-in DURATION",
+			k.ExpiresAt.UTC().Format(time.RFC3339), k.ID)
 	}
 	if k.Kind == mcpgate.KeyAgent {
 		return &mcpgate.Credential{Kind: mcpgate.CredentialAgentKey, ID: k.ID, UserID: k.UserID, AgentID: k.AgentID}, nil

@@ -262,6 +262,29 @@ func TestAuthenticateRevocation(t *testing.T) {
 	mustUnauthorized(t, err, "revoked")
 }
 
+// TestAuthenticateExpiry checks that a key works until its expiry, also
+// from the cache, and is refused from then on with a message saying it
+// expired.
+func TestAuthenticateExpiry(t *testing.T) {
+	keys := &fakeKeys{}
+	clock := newFakeClock()
+	a := NewAuthenticator(keys, &Options{CacheTTL: time.Hour, Now: clock.Now})
+	k, secret := keys.add(mcpgate.KeyUser, "u1", "")
+	at := clock.Now().Add(time.Minute)
+	keys.mu.Lock()
+	k.ExpiresAt = &at
+	keys.mu.Unlock()
+	mustAuthenticate(t, a, secret)
+	clock.Add(time.Minute - time.Millisecond)
+	mustAuthenticate(t, a, secret)
+	clock.Add(time.Millisecond)
+	_, err := a.Authenticate(newRequest("Bearer "+secret, ""))
+	mustUnauthorized(t, err, "this API key expired at 2025-06-01T12:01:00Z")
+	if n := keys.findCount(); n != 1 {
+		t.Errorf("store lookups = %d, want 1: the cached key's expiry is checked against the clock", n)
+	}
+}
+
 func TestForget(t *testing.T) {
 	keys := &fakeKeys{}
 	clock := newFakeClock()

@@ -63,3 +63,7 @@ func CheckPassword(hash, password string) bool {
 func sane(memKiB, passes uint32, lanes uint8) bool {
 	return memKiB > 0 && memKiB <= 1<<20 && passes > 0 && passes <= 10 && lanes > 0 && lanes <= 16
 }
+
+// NewPassword returns a random password of 20 base62 characters (about
+// 119 bits), for accounts the gateway sets up itself, such as the demo user.
+func NewPassword() string { return randomBase62(20) }

@@ -19,6 +19,9 @@ type Details struct {
 	// Key is the demo key's secret, set only in the run that created the
 	// key: it is shown once and never stored.
 	Key string
+	// Password is the demo user's password, set only in the run that gave
+	// the user one: it is shown once and kept only as a hash.
+	Password string
 }
 
 // agentDescription describes the demo agent.
@@ -47,14 +50,14 @@ func Setup(ctx context.Context, store mcpgate.Store, baseURL string) (*Details, 
 
 // setup runs Setup's steps within a transaction.
 func setup(ctx context.Context, tx mcpgate.Store, baseURL string) (*Details, error) {
-	user, err := ensureUser(ctx, tx)
+	user, password, err := ensureUser(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
 	if err := ensureAgent(ctx, tx, user.ID); err != nil {
 		return nil, err
 	}
-	d := &Details{AgentID: AgentID, UserName: user.Name, UserID: user.ID}
+	d := &Details{AgentID: AgentID, UserName: user.Name, UserID: user.ID, Password: password}
 	if err := ensureKey(ctx, tx, d); err != nil {
 		return nil, err
 	}
@@ -64,17 +67,49 @@ func setup(ctx context.Context, tx mcpgate.Store, baseURL string) (*Details, err
 	return d, nil
 }
 
-// ensureUser finds or creates the demo user.
-func ensureUser(ctx context.Context, tx mcpgate.Store) (*mcpgate.User, error) {
+// ensureUser finds or creates the demo user and makes it an administrator
+// with a password, so that the README's steps work from the demo: signing
+// in for OAuth, and skills that reference the gateway's environment. A
+// password is generated only for a user without one, and returned then.
+func ensureUser(ctx context.Context, tx mcpgate.Store) (*mcpgate.User, string, error) {
 	u, err := tx.FindUserByName(ctx, UserName)
-	if mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
-		return u, err
+	switch {
+	case mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND:
+		u = &mcpgate.User{Name: UserName, Source: mcpgate.SourceDemo}
+	case err != nil:
+		return nil, "", err
+	case u.Admin && u.PasswordHash != "":
+		return u, "", nil
 	}
-	u = &mcpgate.User{Name: UserName, Source: mcpgate.SourceDemo}
-	if err := tx.CreateUser(ctx, u); err != nil {
-		return nil, fmt.Errorf("create the demo user: %w", err)
+	password, err := makeAdmin(u)
+	if err != nil {
+		return nil, "", err
 	}
-	return u, nil
+	if u.ID == "" {
+		err = tx.CreateUser(ctx, u)
+	} else {
+		err = tx.UpdateUser(ctx, u) // a demo user of an older version
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("set up the demo user: %w", err)
+	}
+	return u, password, nil
+}
+
+// makeAdmin makes u an administrator and gives it a new password when it
+// has none, returning that password.
+func makeAdmin(u *mcpgate.User) (string, error) {
+	u.Admin = true
+	if u.PasswordHash != "" {
+		return "", nil
+	}
+	password := auth.NewPassword()
+	hash, err := auth.HashPassword(password)
+	if err != nil {
+		return "", err
+	}
+	u.PasswordHash = hash
+	return password, nil
 }
 
 // ensureAgent creates the demo agent unless it exists. An agent "demo" made

@@ -52,6 +52,7 @@ func TestSetupTwice(t *testing.T) {
 	}
 	want := *first
 	want.Key = ""
+	want.Password = "" // like the key, the password is shown on the run that made it only
 	if diff := cmp.Diff(&want, second); diff != "" {
 		t.Errorf("second run (-want +got):\n%s", diff)
 	}
@@ -120,5 +121,38 @@ func TestSetupRefusesAnAgentItDidNotMake(t *testing.T) {
 	}
 	if skills, _ := s.ListSkills(ctx, AgentID); len(skills) != 0 {
 		t.Errorf("the demo put %d skills on an agent it did not make", len(skills))
+	}
+}
+
+// TestSetupDemoUserIsAdmin checks that the demo user is an administrator
+// with a password shown once, that a demo user of an older version (no
+// admin, no password) is brought up to that, and that a password the user
+// already has is kept.
+func TestSetupDemoUserIsAdmin(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := mustOpen(t)
+	d, err := Setup(ctx, store, "http://127.0.0.1:8094"+Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := store.FindUserByName(ctx, UserName)
+	if err != nil || !u.Admin || len(d.Password) < auth.MinPasswordLen || !auth.CheckPassword(u.PasswordHash, d.Password) {
+		t.Fatalf("demo user %+v (%v) with password %q: want an admin whose password was returned", u, err, d.Password)
+	}
+	u.Admin, u.PasswordHash = false, "" // as an older version left it
+	if err := store.UpdateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	d, err = Setup(ctx, store, "http://127.0.0.1:8094"+Prefix)
+	if u, _ = store.FindUserByName(ctx, UserName); err != nil || !u.Admin || d.Password == "" || !auth.CheckPassword(u.PasswordHash, d.Password) {
+		t.Fatalf("older demo user after Setup: %+v, password %q, %v", u, d.Password, err)
+	}
+	hash := u.PasswordHash
+	if d, err = Setup(ctx, store, "http://127.0.0.1:8094"+Prefix); err != nil || d.Password != "" {
+		t.Fatalf("third run: password %q, %v; want none made", d.Password, err)
+	}
+	if u, _ = store.FindUserByName(ctx, UserName); u.PasswordHash != hash {
+		t.Error("a restart changed the demo user's password")
 	}
 }

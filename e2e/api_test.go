@@ -61,6 +61,7 @@ func (c *apiClient) mustDo(method, path string, body any, want int, out any) {
 func startWithUser(t *testing.T, env []string, args ...string) (*gateway, *apiClient, []string) {
 	t.Helper()
 	env = append(slices.Clip(env), "MCPGATE_DATA_DIR="+filepath.Join(t.TempDir(), "data"))
+	runCLI(t, env, "init")                               // admin commands refuse a data dir with no database
 	runCLI(t, env, "user", "create", "alice", "--admin") // its skills reach a loopback backend, an operator power
 	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice", "--name", "e2e"))
 	g := startGateway(t, env, args...)

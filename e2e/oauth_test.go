@@ -191,6 +191,7 @@ func chromiumPath(t *testing.T) string {
 func startOAuthGateway(t *testing.T) *oauthGateway {
 	t.Helper()
 	dataDir := t.TempDir()
+	runCLI(t, nil, "init", "--data-dir", dataDir) // admin commands refuse a data dir with no database
 	runCLI(t, []string{"MCPGATE_E2E_PASSWORD=" + oauthPassword},
 		"user", "create", "demo", "--password-env", "MCPGATE_E2E_PASSWORD", "--data-dir", dataDir)
 	g := &oauthGateway{gateway: startGateway(t, nil, "--demo", "--data-dir", dataDir)}

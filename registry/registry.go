@@ -129,24 +129,40 @@ func (r *Registry) load(ctx context.Context) (map[string]*Table, []*mcpgate.Skil
 	return tables, skills, nil
 }
 
-// buildServable builds an agent's table from the skills that build
-// together, leaving out (and logging) each skill that no longer compiles or
-// clashes with the ones before it, so one bad skill never hides the rest.
+// buildServable builds an agent's table as Servable does, logging each
+// skill left out.
 func (r *Registry) buildServable(a *mcpgate.Agent, skills []*mcpgate.Skill) *Table {
+	t, left := Servable(a, skills)
+	for _, s := range skills {
+		if err := left[s.Name]; err != nil {
+			r.opts.Logger.Error("skill not served", "agent", a.ID, "skill", s.Name, "err", err)
+		}
+	}
+	return t
+}
+
+// Servable builds an agent's table as tools/list serves it: from the
+// skills that build together, leaving out each skill that no longer
+// compiles or clashes with the ones before it, so one bad skill never hides
+// the rest. left holds the error of each skill left out, by skill name.
+// Every view of an agent's tools (the CLI's counts too) uses it, so that
+// they show what tools/list serves, the chat tools of agent skills included.
+func Servable(a *mcpgate.Agent, skills []*mcpgate.Skill) (t *Table, left map[string]error) {
 	t, err := build(a, skills)
 	if err == nil {
-		return t
+		return t, nil
 	}
+	left = map[string]error{}
 	var kept []*mcpgate.Skill
 	for _, s := range skills {
 		if _, err := build(a, append(kept[:len(kept):len(kept)], s)); err != nil {
-			r.opts.Logger.Error("skill not served", "agent", a.ID, "skill", s.Name, "err", err)
+			left[s.Name] = err
 			continue
 		}
 		kept = append(kept, s)
 	}
 	t, _ = build(a, kept)
-	return t
+	return t, left
 }
 
 // swap installs new tables and reports agents whose tool lists changed.

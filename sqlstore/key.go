@@ -10,7 +10,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-const keyColumns = `id, kind, user_id, agent_id, name, hash, hint, source, created_at, last_used_at, revoked_at`
+const keyColumns = `id, kind, user_id, agent_id, name, hash, hint, source, created_at, last_used_at, revoked_at, expires_at`
 
 // keyByHashQuery is FindKeyByHash's query, which every authenticated
 // request runs: one lookup in the unique index on hash.
@@ -24,10 +24,10 @@ func (s *Store) CreateKey(ctx context.Context, k *mcpgate.APIKey) error {
 		k.ID = mcpgate.NewID("key_")
 	}
 	k.CreatedAt = now()
-	k.LastUsedAt, k.RevokedAt = normalizePtr(k.LastUsedAt), normalizePtr(k.RevokedAt)
-	_, err := s.write.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+	k.LastUsedAt, k.RevokedAt, k.ExpiresAt = normalizePtr(k.LastUsedAt), normalizePtr(k.RevokedAt), normalizePtr(k.ExpiresAt)
+	_, err := s.write.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		k.ID, string(k.Kind), nullString(k.UserID), nullString(k.AgentID), k.Name, k.Hash, k.Hint, k.Source,
-		micros(k.CreatedAt), nullMicros(k.LastUsedAt), nullMicros(k.RevokedAt))
+		micros(k.CreatedAt), nullMicros(k.LastUsedAt), nullMicros(k.RevokedAt), nullMicros(k.ExpiresAt))
 	if err == nil {
 		return nil
 	}
@@ -99,16 +99,27 @@ func (s *Store) TouchKey(ctx context.Context, id string, at time.Time) error {
 	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "key %q not found", id))
 }
 
+// UpdateKey saves k's name and expiry. Returns ENOTFOUND if there is no
+// key with k's ID.
+func (s *Store) UpdateKey(ctx context.Context, k *mcpgate.APIKey) error {
+	k.ExpiresAt = normalizePtr(k.ExpiresAt)
+	res, err := s.write.ExecContext(ctx, `UPDATE api_keys SET name = $2, expires_at = $3 WHERE id = $1`, k.ID, k.Name, nullMicros(k.ExpiresAt))
+	if err != nil {
+		return fmt.Errorf("update key %s: %w", k.ID, err)
+	}
+	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "key %q not found", k.ID))
+}
+
 func scanKey(row scanner) (*mcpgate.APIKey, error) {
 	var k mcpgate.APIKey
 	var userID, agentID sql.NullString
 	var created int64
-	var lastUsed, revoked sql.NullInt64
-	err := row.Scan(&k.ID, &k.Kind, &userID, &agentID, &k.Name, &k.Hash, &k.Hint, &k.Source, &created, &lastUsed, &revoked)
+	var lastUsed, revoked, expires sql.NullInt64
+	err := row.Scan(&k.ID, &k.Kind, &userID, &agentID, &k.Name, &k.Hash, &k.Hint, &k.Source, &created, &lastUsed, &revoked, &expires)
 	if err != nil {
 		return nil, err
 	}
 	k.UserID, k.AgentID = userID.String, agentID.String
-	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMicros(created), timePtr(lastUsed), timePtr(revoked)
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt, k.ExpiresAt = fromMicros(created), timePtr(lastUsed), timePtr(revoked), timePtr(expires)
 	return &k, nil
 }

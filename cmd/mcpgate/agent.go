@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/registry"
 )
 
 // runAgent runs `mcpgate agent list|show`.
@@ -35,7 +36,7 @@ func runAgentList(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		agents, err := s.ListAgents(ctx, mcpgate.AgentFilter{})
 		if err != nil {
 			return err
@@ -47,7 +48,8 @@ func runAgentList(ctx context.Context, env *Env, args []string) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%d\t%d\t%s\n", a.ID, a.Name, ownerName(ctx, s, a.OwnerID), a.MCPEnabled, len(skills), countTools(skills), a.Source)
+			table, _ := registry.Servable(a, skills)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%d\t%d\t%s\n", a.ID, a.Name, ownerName(ctx, s, a.OwnerID), a.MCPEnabled, len(skills), len(table.Tools), a.Source)
 		}
 		return tw.Flush()
 	})
@@ -62,7 +64,7 @@ func runAgentShow(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		a, err := s.FindAgent(ctx, id)
 		if err != nil {
 			return err
@@ -81,10 +83,12 @@ func runAgentShow(ctx context.Context, env *Env, args []string) error {
 }
 
 // printAgent writes an agent's details, with the health of its upstream
-// connections and the warnings of its skills (variables their secrets
-// name that are not set).
+// connections, the warnings of its skills (variables their secrets name
+// that are not set), and the tools tools/list serves (registry.Servable),
+// so an agent skill shows its chat tool and a skill left out says why.
 func printAgent(env *Env, a *mcpgate.Agent, owner string, skills []*mcpgate.Skill, health []*mcpgate.SkillHealth) {
 	w := env.Stdout
+	table, left := registry.Servable(a, skills)
 	fmt.Fprintf(w, "Agent:       %s\nName:        %s\nDescription: %s\nOwner:       %s\nMCP enabled: %v\nSource:      %s\nMCP path:    /%s/mcp\n",
 		a.ID, a.Name, a.Description, owner, a.MCPEnabled, a.Source, a.ID)
 	for _, sk := range skills {
@@ -96,9 +100,10 @@ func printAgent(env *Env, a *mcpgate.Agent, owner string, skills []*mcpgate.Skil
 		for _, p := range sk.UnsetSecrets(env.LookupEnv) {
 			fmt.Fprintf(w, "  warning: %s: %s; the skill's calls fail until it is set\n", p.Field, p.Msg)
 		}
-		for _, t := range sk.Tools {
-			fmt.Fprintf(w, "  - %s%s: %s\n", sk.Prefix, t.Name, firstLine(t.Description))
+		if err := left[sk.Name]; err != nil {
+			fmt.Fprintf(w, "  not served: %s\n", mcpgate.ErrorMessage(err))
 		}
+		printTools(w, table, sk)
 	}
 }
 
@@ -145,13 +150,14 @@ func ownerName(ctx context.Context, s mcpgate.Store, id string) string {
 	return id
 }
 
-// countTools counts the tools of skills.
-func countTools(skills []*mcpgate.Skill) int {
-	n := 0
-	for _, s := range skills {
-		n += len(s.Tools)
+// printTools writes the tools a table serves from one skill, by exposed
+// name.
+func printTools(w io.Writer, table *registry.Table, sk *mcpgate.Skill) {
+	for _, e := range table.Tools {
+		if e.Skill == sk {
+			fmt.Fprintf(w, "  - %s: %s\n", e.Name, firstLine(e.Tool.Description))
+		}
 	}
-	return n
 }
 
 // firstLine returns a text's first line.

@@ -75,6 +75,7 @@ var (
 func TestCLIKeys(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	mustRunCLI(t, dir, "init") // admin commands refuse a data dir with no database
 	if out := mustRunCLI(t, dir, "user", "create", "alice"); !regexp.MustCompile(`^usr_[0-9a-f]+\n$`).MatchString(out) {
 		t.Errorf("user create printed %q, want the user's ID alone", out)
 	}
@@ -120,6 +121,7 @@ func checkRevoke(t *testing.T, dir, bak string) {
 func TestCLIAgents(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	mustRunCLI(t, dir, "init") // admin commands refuse a data dir with no database
 	mustRunCLI(t, dir, "user", "create", "alice")
 	mustSeedAgent(t, dir, "alice", "invoices")
 	list := mustRunCLI(t, dir, "agent", "list")
@@ -137,6 +139,7 @@ func TestCLIAgents(t *testing.T) {
 func TestCLIErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	mustRunCLI(t, dir, "init") // admin commands refuse a data dir with no database
 	mustRunCLI(t, dir, "user", "create", "alice")
 	tests := []struct {
 		name    string
@@ -212,6 +215,9 @@ func TestCLIDataDirFromEnv(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	t.Chdir(t.TempDir())
 	vars := map[string]string{"MCPGATE_DATA_DIR": dir}
+	if _, errOut, err := runCLI(t, vars, "init"); err != nil {
+		t.Fatalf("init: %v %s", err, errOut)
+	}
 	if _, errOut, err := runCLI(t, vars, "user", "create", "carol"); err != nil {
 		t.Fatalf("user create: %v %s", err, errOut)
 	}
@@ -225,11 +231,11 @@ func TestCLIDataDirFromEnv(t *testing.T) {
 	if _, err := os.Stat("mcpgate-data"); !os.IsNotExist(err) {
 		t.Errorf("./mcpgate-data exists (%v): MCPGATE_DATA_DIR was ignored", err)
 	}
-	if _, _, err := runCLI(t, vars, "user", "list", "--data-dir", filepath.Join(dir, "flag")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "flag", "mcpgate.db")); err != nil {
-		t.Errorf("--data-dir did not win over MCPGATE_DATA_DIR: %v", err)
+	// user list no longer creates a database, so the flag's winning shows
+	// in the refusal naming its directory (it used to create one there).
+	flagDir := filepath.Join(dir, "flag")
+	if _, errOut, err := runCLI(t, vars, "user", "list", "--data-dir", flagDir); !errors.Is(err, errUsage) || !strings.Contains(errOut, flagDir) {
+		t.Errorf("user list --data-dir %s = %v, %q: --data-dir did not win over MCPGATE_DATA_DIR", flagDir, err, errOut)
 	}
 }
 

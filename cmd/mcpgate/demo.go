@@ -22,8 +22,21 @@ func printDemo(w io.Writer, base string, d *demo.Details) {
 		key = "<your key>"
 		fmt.Fprintf(w, "  API key:  the one printed at first start (%s); make another with: mcpgate key create --user %s\n", d.KeyHint, d.UserName)
 	}
+	printDemoPassword(w, d)
 	fmt.Fprintf(w, "\nList the tools with curl (initialize, then tools/list):\n\n%s\n", curlLines(url, key))
 	fmt.Fprintf(w, "\nClaude Desktop (claude_desktop_config.json):\n\n%s\n\n", claudeConfig(url, key))
+}
+
+// printDemoPassword says how to sign in as the demo user (an
+// administrator) for OAuth: with the password made on this run, shown
+// once, or the one shown when it was made.
+func printDemoPassword(w io.Writer, d *demo.Details) {
+	if d.Password != "" {
+		fmt.Fprintf(w, "  Sign in:  user %s, password %s (an administrator; shown only now)\n", d.UserName, d.Password)
+	} else {
+		fmt.Fprintf(w, "  Sign in:  user %s, with the password printed at first start (an administrator)\n", d.UserName)
+	}
+	fmt.Fprintf(w, "            set another with: mcpgate user set %s --password-stdin\n", d.UserName)
 }
 
 // curlLines is a shell snippet that opens a session and lists tools.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,16 +27,54 @@ func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", "", "PostgreSQL DSN (postgres://…); empty uses SQLite in --data-dir")
 }
 
-// open opens the store the flags name.
+// open opens the store the flags name, creating a SQLite database that
+// does not exist yet.
 func (f *storeFlags) open(ctx context.Context) (mcpgate.Store, error) {
 	if f.db == "" {
-		return sqlite.Open(ctx, filepath.Join(f.dataDir, "mcpgate.db"))
+		return sqlite.Open(ctx, f.sqlitePath())
 	}
 	if dsn := f.postgresDSN(); dsn != "" {
 		return postgres.Open(ctx, dsn)
 	}
 	// The value is not echoed: it may hold a password.
 	return nil, fmt.Errorf("--db: give a PostgreSQL URL (postgres://user@host/db) or leave it empty for SQLite")
+}
+
+// sqlitePath is the SQLite database file in --data-dir.
+func (f *storeFlags) sqlitePath() string { return filepath.Join(f.dataDir, "mcpgate.db") }
+
+// missing reports whether the flags name a SQLite database that does not
+// exist yet; a PostgreSQL database is never missing here (connecting says
+// so if it is).
+func (f *storeFlags) missing() bool {
+	if f.db != "" {
+		return false
+	}
+	_, err := os.Stat(f.sqlitePath())
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// openExisting opens the store of an admin command. A data dir with no
+// database is refused (a usage error naming --data-dir) rather than given
+// a new, empty one: it is most often a typo.
+func (f *storeFlags) openExisting(ctx context.Context, env *Env) (mcpgate.Store, error) {
+	if f.missing() {
+		fmt.Fprintf(env.Stderr, "mcpgate: --data-dir %s holds no mcpgate database (%s): check the path (MCPGATE_DATA_DIR sets it too), "+
+			"or create one with: mcpgate init --data-dir %s (serve creates one as well)\n", f.dataDir, filepath.Base(f.sqlitePath()), f.dataDir)
+		return nil, errUsage
+	}
+	return f.open(ctx)
+}
+
+// openOrCreate opens serve's store and logs when it creates a new SQLite
+// database, so that a mistyped --data-dir is noticed.
+func (f *storeFlags) openOrCreate(ctx context.Context, logger *slog.Logger) (mcpgate.Store, error) {
+	created := f.missing()
+	s, err := f.open(ctx)
+	if err == nil && created {
+		logger.Info("created a new database; if you meant an existing one, check --data-dir", "path", f.sqlitePath())
+	}
+	return s, err
 }
 
 // postgresDSN returns the PostgreSQL URL of --db, or "" for SQLite.

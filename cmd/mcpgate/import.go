@@ -42,7 +42,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "mcpgate import openapi: --agent and --skill are required")
 		return errUsage
 	}
-	return withStore(ctx, &c.store, func(s mcpgate.Store) error { return importOpenAPI(ctx, env, s, &c) })
+	return withStore(ctx, env, &c.store, func(s mcpgate.Store) error { return importOpenAPI(ctx, env, s, &c) })
 }
 
 // importOpenAPI imports the document into the skill and reports what came

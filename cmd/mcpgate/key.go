@@ -10,10 +10,10 @@ import (
 	"github.com/mcpgate/mcpgate/auth"
 )
 
-// runKey runs `mcpgate key create|list|revoke`.
+// runKey runs `mcpgate key create|list|show|set|revoke`.
 func runKey(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(env.Stderr, "Usage: mcpgate key create (--user NAME | --agent ID) [--name LABEL] | key list | key revoke ID")
+		fmt.Fprintln(env.Stderr, "Usage: mcpgate key create (--user NAME | --agent ID) [--name LABEL] [--expires-in D] | key list | key show ID | key set ID | key revoke ID")
 		return errUsage
 	}
 	switch args[0] {
@@ -21,6 +21,10 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 		return runKeyCreate(ctx, env, args[1:])
 	case "list":
 		return runKeyList(ctx, env, args[1:])
+	case "show":
+		return runKeyShow(ctx, env, args[1:])
+	case "set":
+		return runKeySet(ctx, env, args[1:])
 	case "revoke":
 		return runKeyRevoke(ctx, env, args[1:])
 	}
@@ -32,11 +36,13 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 func runKeyCreate(ctx context.Context, env *Env, args []string) error {
 	var sf storeFlags
 	var user, agent, name string
-	fs := newFlagSet(env, "key create", "key create (--user NAME | --agent ID) [--name LABEL]")
+	var expiresIn expiry
+	fs := newFlagSet(env, "key create", "key create (--user NAME | --agent ID) [--name LABEL] [--expires-in DURATION]")
 	sf.register(fs)
 	fs.StringVar(&user, "user", "", "make a user key (oag_…) for this user")
 	fs.StringVar(&agent, "agent", "", "make an agent key (bak_…) for this agent")
 	fs.StringVar(&name, "name", "", "a label to recognize the key by")
+	fs.Var(&expiresIn, "expires-in", "the key stops working after this long (a `DURATION` such as 90d or 12h; default: never)")
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
@@ -44,11 +50,12 @@ func runKeyCreate(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "mcpgate key create: give exactly one of --user NAME or --agent ID")
 		return errUsage
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		k, secret, err := newKeyFor(ctx, s, user, agent, name)
 		if err != nil {
 			return err
 		}
+		k.ExpiresAt = expiresIn.at(time.Now())
 		if err := s.CreateKey(ctx, k); err != nil {
 			return err
 		}
@@ -89,7 +96,7 @@ func runKeyList(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		f := mcpgate.KeyFilter{AgentID: agent}
 		if user != "" {
 			u, err := s.FindUserByName(ctx, user)
@@ -110,15 +117,15 @@ func runKeyList(ctx context.Context, env *Env, args []string) error {
 func printKeys(ctx context.Context, env *Env, s mcpgate.Store, keys []*mcpgate.APIKey) error {
 	names := map[string]string{}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tHINT\tUSER\tAGENT\tNAME\tCREATED\tLAST USED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tKIND\tHINT\tUSER\tAGENT\tNAME\tCREATED\tLAST USED\tEXPIRES\tREVOKED")
 	for _, k := range keys {
 		if _, ok := names[k.UserID]; !ok && k.UserID != "" {
 			if u, err := s.FindUserByID(ctx, k.UserID); err == nil {
 				names[k.UserID] = u.Name
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Kind, k.Hint, orDash(names[k.UserID]),
-			orDash(k.AgentID), orDash(k.Name), k.CreatedAt.Format(timeFmt), timeOrDash(k.LastUsedAt), timeOrDash(k.RevokedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Kind, k.Hint, orDash(names[k.UserID]),
+			orDash(k.AgentID), orDash(k.Name), k.CreatedAt.Format(timeFmt), timeOrDash(k.LastUsedAt), timeOrDash(k.ExpiresAt), timeOrDash(k.RevokedAt))
 	}
 	return tw.Flush()
 }
@@ -132,7 +139,7 @@ func runKeyRevoke(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		if err := s.RevokeKey(ctx, id, time.Now()); err != nil {
 			return err
 		}

@@ -21,23 +21,29 @@ import (
 const usage = `mcpgate: a self-hostable MCP gateway.
 
 Usage:
-  mcpgate serve [--demo] [--config FILE] [flags]   run the gateway
-  mcpgate user create NAME [--admin] [--password-env VAR]
+  mcpgate serve [--demo] [--config FILE] [flags]   run the gateway ("mcpgate help serve" lists its flags)
+  mcpgate init                                      create the database (serve does too)
+  mcpgate user create NAME [--admin] [--password-env VAR | --password-stdin]
+  mcpgate user set NAME [--password-env VAR | --password-stdin] [--admin | --no-admin]
   mcpgate user list
-  mcpgate key create --user NAME [--name LABEL]     prints a new user key (oag_…)
-  mcpgate key create --agent ID [--name LABEL]      prints a new agent key (bak_…)
+  mcpgate key create --user NAME [--name LABEL] [--expires-in DURATION]   prints a new user key (oag_…)
+  mcpgate key create --agent ID [--name LABEL] [--expires-in DURATION]    prints a new agent key (bak_…)
   mcpgate key list [--user NAME | --agent ID]
+  mcpgate key show ID
+  mcpgate key set ID [--name LABEL] [--expires-in DURATION | --no-expiry]
   mcpgate key revoke ID
   mcpgate agent list
   mcpgate agent show ID
-  mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include P] [--exclude P] [--base-url URL]
-  mcpgate load --url URL --key KEY [flags]         load-test tools/call
+  mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include P] [--exclude P] [--prefix P] [--base-url URL] [--allow-private]
+  mcpgate load [--url URL] [--key KEY] [--tool NAME] [--args JSON] [--sessions N] [--duration D] [--requests N] [--pid PID]
   mcpgate version
+  mcpgate help [COMMAND [SUBCOMMAND]]               a command's flags and their defaults
 
-Every command takes --data-dir (default ./mcpgate-data) and --db (a
-PostgreSQL DSN; default: SQLite in the data dir). Every flag can also be set
-as MCPGATE_<FLAG> in the environment, e.g. MCPGATE_DATA_DIR.
-Run "mcpgate COMMAND -h" for a command's flags.
+Every command but load and version takes --data-dir (default ./mcpgate-data)
+and --db (a PostgreSQL DSN; default: SQLite in the data dir); commands other
+than serve and init refuse a data dir that holds no database. Every flag can
+also be set as MCPGATE_<FLAG> in the environment, e.g. MCPGATE_DATA_DIR.
+DURATION is like 90d, 12h or 30m.
 `
 
 // errUsage reports a usage error whose message was already printed.
@@ -73,6 +79,8 @@ func Run(ctx context.Context, env *Env, args []string) error {
 	switch cmd {
 	case "serve":
 		return runServe(ctx, env, rest)
+	case "init":
+		return runInit(ctx, env, rest)
 	case "user":
 		return runUser(ctx, env, rest)
 	case "key":
@@ -86,8 +94,7 @@ func Run(ctx context.Context, env *Env, args []string) error {
 	case "version", "--version", "-version":
 		return runVersion(env)
 	case "help", "-h", "--help":
-		fmt.Fprint(env.Stdout, usage)
-		return nil
+		return runHelp(ctx, env, rest)
 	}
 	fmt.Fprintf(env.Stderr, "mcpgate: unknown command %q\n\n%s", cmd, usage)
 	return errUsage

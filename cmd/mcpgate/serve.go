@@ -152,7 +152,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 func (m *Main) Run(ctx context.Context) (err error) {
 	m.logger = newLogger(m.Env, m.Config.LogLevel)
 	tuneGC(m.Env)
-	if m.store, err = m.Config.store.open(ctx); err != nil {
+	if m.store, err = m.Config.store.openOrCreate(ctx, m.logger); err != nil {
 		return err
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {

@@ -13,15 +13,17 @@ import (
 	"github.com/mcpgate/mcpgate/auth"
 )
 
-// runUser runs `mcpgate user create|list`.
+// runUser runs `mcpgate user create|set|list`.
 func runUser(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(env.Stderr, "Usage: mcpgate user create NAME | mcpgate user list")
+		fmt.Fprintln(env.Stderr, "Usage: mcpgate user create NAME | mcpgate user set NAME | mcpgate user list")
 		return errUsage
 	}
 	switch args[0] {
 	case "create":
 		return runUserCreate(ctx, env, args[1:])
+	case "set":
+		return runUserSet(ctx, env, args[1:])
 	case "list":
 		return runUserList(ctx, env, args[1:])
 	}
@@ -47,7 +49,7 @@ func runUserCreate(ctx context.Context, env *Env, args []string) error {
 	if u.PasswordHash, err = readPassword(env, pwEnv, pwStdin); err != nil {
 		return err
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		if err := s.CreateUser(ctx, u); err != nil {
 			return err
 		}
@@ -89,7 +91,7 @@ func runUserList(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
-	return withStore(ctx, &sf, func(s mcpgate.Store) error {
+	return withStore(ctx, env, &sf, func(s mcpgate.Store) error {
 		users, err := s.ListUsers(ctx)
 		if err != nil {
 			return err
@@ -131,9 +133,9 @@ func helpIsOK(err error) error {
 	return err
 }
 
-// withStore opens the store, runs fn, and closes it.
-func withStore(ctx context.Context, sf *storeFlags, fn func(mcpgate.Store) error) error {
-	s, err := sf.open(ctx)
+// withStore opens an existing store, runs fn, and closes it.
+func withStore(ctx context.Context, env *Env, sf *storeFlags, fn func(mcpgate.Store) error) error {
+	s, err := sf.openExisting(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,8 @@ func keyTests() []test {
 		{"ListNewestFirst", testKeyList},
 		{"Revoke", testKeyRevoke},
 		{"Touch", testKeyTouch},
+		{"Expiry", testKeyExpiry},
+		{"Update", testKeyUpdate},
 	}
 }
 
@@ -127,4 +129,48 @@ func testKeyTouch(t *testing.T, s mcpgate.Store) {
 		}
 	}
 	mustCode(t, s.TouchKey(ctx, "key_missing", time.Now()), mcpgate.ENOTFOUND)
+}
+
+func testKeyExpiry(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	at := time.Date(2030, 1, 2, 3, 4, 5, 123456789, time.FixedZone("CET", 3600))
+	k := mustKey(t, s, &mcpgate.APIKey{Kind: mcpgate.KeyUser, UserID: u.ID, ExpiresAt: &at})
+	want := at.UTC().Truncate(time.Microsecond)
+	if k.ExpiresAt == nil || !k.ExpiresAt.Equal(want) || k.ExpiresAt.Location() != time.UTC {
+		t.Fatalf("CreateKey left ExpiresAt = %v, want %v", k.ExpiresAt, want)
+	}
+	for _, find := range []func() (*mcpgate.APIKey, error){
+		func() (*mcpgate.APIKey, error) { return s.FindKey(ctx, k.ID) },
+		func() (*mcpgate.APIKey, error) { return s.FindKeyByHash(ctx, k.Hash) },
+	} {
+		got, err := find()
+		must(t, err)
+		mustEqual(t, "key with an expiry", got, k)
+	}
+	never := mustKey(t, s, &mcpgate.APIKey{Kind: mcpgate.KeyUser, UserID: u.ID})
+	got, err := s.FindKey(ctx, never.ID)
+	must(t, err)
+	if got.ExpiresAt != nil {
+		t.Errorf("a key made without expiry expires at %v", got.ExpiresAt)
+	}
+}
+
+func testKeyUpdate(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	k := mustKey(t, s, &mcpgate.APIKey{Kind: mcpgate.KeyUser, UserID: u.ID, Name: "laptop"})
+	at := time.Now().Add(time.Hour)
+	k.Name, k.ExpiresAt = "desktop", &at
+	must(t, s.UpdateKey(ctx, k))
+	mustStoredPrecision(t, "ExpiresAt", *k.ExpiresAt)
+	got, err := s.FindKey(ctx, k.ID)
+	must(t, err)
+	mustEqual(t, "updated key", got, k)
+	k.Name, k.ExpiresAt = "", nil
+	must(t, s.UpdateKey(ctx, k))
+	got, err = s.FindKeyByHash(ctx, k.Hash)
+	must(t, err)
+	mustEqual(t, "key whose expiry was removed", got, k)
+	mustCode(t, s.UpdateKey(ctx, &mcpgate.APIKey{ID: "key_missing"}), mcpgate.ENOTFOUND)
 }
