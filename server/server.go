@@ -59,6 +59,9 @@ type Options struct {
 	MCP MCPServer
 	// Metrics records every request and serves /metrics.
 	Metrics Metrics
+	// MetricsAccess says who may read /metrics here; the zero value lets
+	// administrators only.
+	MetricsAccess MetricsAccess
 	// Caller runs the tool calls of the HandsAI-compatible surface.
 	Caller Caller
 	// Changed is called after the management API changed an agent, a skill
@@ -120,7 +123,7 @@ func New(opts *Options) (*Server, error) {
 // routes is the route table.
 func (s *Server) routes() {
 	s.handle("GET /healthz", "healthz", http.HandlerFunc(s.handleHealth))
-	s.handle("GET /metrics", "metrics", s.opts.Metrics.Handler())
+	s.metricsRoute()
 	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
 	s.oauthRoutes()
 	s.apiRoutes()

@@ -44,6 +44,8 @@ type ServeConfig struct {
 	LogLevel       string
 	ReloadEvery    time.Duration
 	PprofAddr      string
+	// MetricsAddr, when set, serves /metrics there instead of on Addr.
+	MetricsAddr string
 	// AgentVisibility is how long a message delivered to an agent worker
 	// waits for its acknowledgement before it is delivered again.
 	AgentVisibility time.Duration
@@ -71,6 +73,11 @@ type Main struct {
 	closers    []func() error
 	workers    sync.WaitGroup // background loops that use the store
 	done       chan struct{}
+
+	// metricsLn is --metrics-addr's listener, when set, and
+	// metricsHandler the metrics page it serves.
+	metricsLn      net.Listener
+	metricsHandler http.Handler
 }
 
 // NewMain returns a Main writing to env.
@@ -94,6 +101,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 30*time.Second, "how long a message to an agent worker waits for its acknowledgement before it is delivered again")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics, unauthenticated, on this separate address instead of the main one (where it needs an administrator's key unless --addr is loopback)")
 	if err := parseFlags(fs, m.Env, args); err != nil {
 		return err
 	}
@@ -172,12 +180,16 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.start()
+	if err := m.startMetrics(m.metricsHandler); err != nil {
+		return err
+	}
 	return m.startPprof()
 }
 
 // wire builds the gateway's parts.
 func (m *Main) wire() error {
 	met := metrics.New()
+	m.metricsHandler = met.Handler()
 	m.registry = registry.New(m.store, &registry.Options{Logger: m.logger, OnChange: m.toolsChanged, OnLoad: m.skillsLoaded})
 	gateway := &server.Gateway{Tables: m.registry}
 	m.mcp = mcp.New(&mcp.Options{
@@ -195,7 +207,7 @@ func (m *Main) wire() error {
 	srv, err := server.New(&server.Options{
 		Store: m.store, Tables: m.registry, Auth: authn, Caller: pipe,
 		Changed: m.registry.Reload, Forget: authn.Forget,
-		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL, Bus: m.bus, Visibility: m.Config.AgentVisibility,
+		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL, Bus: m.bus, Visibility: m.Config.AgentVisibility,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
 	})
