@@ -124,6 +124,26 @@ func TestAPIImportRefusals(t *testing.T) {
 	f.call(t, "POST", "/api/v1/agents/bobs/skills/notes/import", f.alice, body).want(t, http.StatusNotFound)
 }
 
+// TestAPIImportReportsSkips checks that the import response names each
+// skipped operation with its JSON pointer and YAML line, and that a
+// document with nothing importable is refused with the reasons, not with a
+// word about patterns nobody gave.
+func TestAPIImportReportsSkips(t *testing.T) {
+	f := mustAPIFixture(t)
+	path := "/api/v1/agents/shop/skills/notes/import"
+	doc := strings.Replace(notesSpec, "  /notes/{id}:\n", "  /broken:\n    get: [1, 2]\n  /notes/{id}:\n", 1)
+	body, _ := json.Marshal(map[string]any{"document": doc, "base_url": "https://api.example.com/v1"})
+	var res importReply
+	f.call(t, "POST", path, f.root, string(body)).want(t, http.StatusCreated).decode(t, &res)
+	want := []string{"GET /broken (/paths/~1broken/get, line 22): the operation is an array, not an object"}
+	if diff := cmp.Diff(want, res.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	bad, _ := json.Marshal(map[string]any{"document": "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get: [1, 2]\n"})
+	r := f.call(t, "POST", path, f.root, string(bad))
+	r.wantError(t, http.StatusBadRequest, "invalid", "", "every operation was skipped: GET /a (/paths/~1a/get, line 5): the operation is an array, not an object; also, the document's servers[0].url")
+}
+
 // jsonString encodes s as a JSON string.
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)

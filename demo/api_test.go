@@ -220,9 +220,11 @@ func TestSaveInvoice(t *testing.T) {
 		{"date": "2025-03-02", "vendor": "=HYPERLINK(\"x\")", "amount": 0.1},
 		{"date": "2025-03-03", "vendor": "Büro Müller", "description": "two\nlines", "amount": -20.2}
 	]}`
+	// The path is relative to the data directory: results no longer show
+	// where the server keeps its files.
 	apiCase{method: "POST", path: "/invoices/march_2025/csv", body: body, status: 200,
 		want: mustMarshal(t, map[string]any{
-			"filename": "march_2025", "path": filepath.Join(dir, "demo-invoices", "march_2025.csv"), "rows": 3, "total": 1180.4,
+			"filename": "march_2025", "path": "demo-invoices/march_2025.csv", "rows": 3, "total": 1180.4,
 		})}.run(t, h)
 	got, err := os.ReadFile(filepath.Join(dir, "demo-invoices", "march_2025.csv"))
 	if err != nil {
@@ -303,10 +305,11 @@ func TestListInvoices(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "demo-invoices", "notes.txt"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	inv := filepath.Join(dir, "demo-invoices")
+	// Paths are relative to the data directory: results no longer show
+	// where the server keeps its files.
 	apiCase{method: "GET", path: "/invoices", status: 200, want: mustMarshal(t, map[string]any{"count": 2, "invoices": []any{
-		map[string]any{"filename": "a", "path": filepath.Join(inv, "a.csv"), "rows": 1, "total": 7},
-		map[string]any{"filename": "b", "path": filepath.Join(inv, "b.csv"), "rows": 2, "total": 10.75},
+		map[string]any{"filename": "a", "path": "demo-invoices/a.csv", "rows": 1, "total": 7},
+		map[string]any{"filename": "b", "path": "demo-invoices/b.csv", "rows": 2, "total": 10.75},
 	}})}.run(t, h)
 }
 

@@ -45,7 +45,9 @@ type saveRequest struct {
 	Rows []invoiceRow `json:"rows"`
 }
 
-// savedFile describes a saved invoice file.
+// savedFile describes a saved invoice file. Path is relative to the
+// gateway's data directory, such as "demo-invoices/jan.csv": results never
+// show where the server keeps its files.
 type savedFile struct {
 	Filename string  `json:"filename"`
 	Path     string  `json:"path"`
@@ -68,11 +70,16 @@ func (a *api) handleSaveInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(a.dataDir, invoiceDir, name+".csv")
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := writeFileAtomic(filepath.Join(a.dataDir, invoiceDir, name+".csv"), data); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, savedFile{Filename: name, Path: path, Rows: len(req.Rows), Total: fromCents(cents)})
+	return writeJSON(w, http.StatusOK, savedFile{Filename: name, Path: shownPath(name), Rows: len(req.Rows), Total: fromCents(cents)})
+}
+
+// shownPath is the path of the named invoice file as results show it:
+// relative to the data directory, with forward slashes on every system.
+func shownPath(name string) string {
+	return invoiceDir + "/" + name + ".csv"
 }
 
 // invoiceCSV validates rows and encodes them with a header row, returning
@@ -188,7 +195,7 @@ func (a *api) handleListInvoices(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		f.Filename = name
+		f.Filename, f.Path = name, shownPath(name)
 		files = append(files, *f)
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"invoices": files, "count": len(files)})
@@ -204,7 +211,7 @@ func summarize(path string) (*savedFile, error) {
 	if err != nil || len(records) == 0 {
 		return nil, statusf(http.StatusInternalServerError, "%s is not a CSV file this demo wrote", filepath.Base(path))
 	}
-	f := &savedFile{Path: path, Rows: len(records) - 1}
+	f := &savedFile{Rows: len(records) - 1}
 	var total int64
 	for _, rec := range records[1:] {
 		v, err := strconv.ParseFloat(rec[len(rec)-1], 64)

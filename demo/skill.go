@@ -51,7 +51,7 @@ func convertUnitsTool() *mcpgate.Tool {
 			"value": typed("number"), "from": typed("string"), "to": typed("string"), "result": typed("number"),
 			"category": obj{"type": "string", "enum": []string{catLength, catMass, catVolume, catTemperature}},
 		})),
-		Annotations: mustJSON(obj{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}),
+		Annotations: readOnly(),
 		Request:     &mcpgate.Request{Method: "POST", Path: "/convert/units", Body: &mcpgate.RequestBody{Mode: mcpgate.BodyAll}},
 	}
 }
@@ -81,7 +81,7 @@ func convertCurrencyTool() *mcpgate.Tool {
 			"amount": typed("number"), "from": typed("string"), "to": typed("string"), "rate": typed("number"),
 			"result": typed("number"), "rates_date": typed("string"),
 		})),
-		Annotations: mustJSON(obj{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}),
+		Annotations: readOnly(),
 		Request: &mcpgate.Request{Method: "GET", Path: "/convert/currency",
 			Query: map[string]string{"amount": "{amount}", "from": "{from}", "to": "{to}"}},
 	}
@@ -110,7 +110,7 @@ func getWeatherTool() *mcpgate.Tool {
 			"wind_unit": typed("string"), "wind_direction": typed("string"), "note": typed("string"),
 			"forecast": obj{"type": "array", "items": day},
 		})),
-		Annotations: mustJSON(obj{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}),
+		Annotations: readOnly(),
 		Request:     &mcpgate.Request{Method: "GET", Path: "/weather/{city}", Query: map[string]string{"units": "{units}"}},
 	}
 }
@@ -131,7 +131,7 @@ func saveInvoiceTool() *mcpgate.Tool {
 	return &mcpgate.Tool{
 		Name:        "save_invoice_csv",
 		Title:       "Save invoice rows as CSV",
-		Description: "Save invoice rows as a CSV file (date, vendor, description, amount) in the gateway's data directory, replacing a file of the same name. Returns the file's path, row count and total.",
+		Description: "Save invoice rows as a CSV file (date, vendor, description, amount) in the gateway's data directory, replacing a file of the same name. Returns the file's path within the data directory, row count and total.",
 		InputSchema: mustJSON(obj{
 			"type": "object",
 			"properties": obj{
@@ -142,7 +142,9 @@ func saveInvoiceTool() *mcpgate.Tool {
 			"additionalProperties": false,
 		}),
 		OutputSchema: mustJSON(savedFileSchema()),
-		Annotations:  mustJSON(obj{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}),
+		// It writes a file, and overwrites (destroys) one of the same name;
+		// the same call twice leaves the same file.
+		Annotations: mustJSON(obj{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}),
 		Request: &mcpgate.Request{Method: "POST", Path: "/invoices/{filename}/csv",
 			Body: &mcpgate.RequestBody{Mode: mcpgate.BodyFields, Fields: []string{"rows"}}},
 	}
@@ -159,7 +161,7 @@ func listInvoicesTool() *mcpgate.Tool {
 			"invoices": obj{"type": "array", "items": savedFileSchema()},
 			"count":    typed("integer"),
 		})),
-		Annotations: mustJSON(obj{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}),
+		Annotations: readOnly(),
 		Request:     &mcpgate.Request{Method: "GET", Path: "/invoices"},
 	}
 }
@@ -167,6 +169,13 @@ func listInvoicesTool() *mcpgate.Tool {
 // savedFileSchema describes a saved invoice file.
 func savedFileSchema() obj {
 	return objectSchema(obj{"filename": typed("string"), "path": typed("string"), "rows": typed("integer"), "total": typed("number")})
+}
+
+// readOnly returns the annotations of a tool that only computes or reads
+// the demo's own data: it changes nothing, so it destroys nothing and may
+// be repeated, and it reaches nothing outside the demo.
+func readOnly() json.RawMessage {
+	return mustJSON(obj{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
 }
 
 // typed returns the schema of a plain value of one JSON type.

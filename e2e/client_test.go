@@ -49,6 +49,7 @@ type clientReport struct {
 		Description  string          `json:"description"`
 		InputSchema  json.RawMessage `json:"inputSchema"`
 		OutputSchema json.RawMessage `json:"outputSchema"`
+		Annotations  map[string]any  `json:"annotations"`
 	} `json:"tools"`
 	Calls []struct {
 		Name     string           `json:"name"`

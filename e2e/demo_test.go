@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -33,6 +35,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("client failed: %+v", rep.Error)
 	}
 	checkDemoSession(t, rep)
+	checkDemoAnnotations(t, rep)
 	checkDemoCalls(t, rep, dataDir)
 
 	t.Run("curl lines from the banner", func(t *testing.T) {
@@ -102,11 +105,42 @@ func checkDemoSession(t *testing.T, rep *clientReport) {
 	}
 }
 
-// checkDemoCalls checks each demo tool's result.
+// checkDemoAnnotations checks the hints each demo tool is listed with
+// (demo and csvq test them against what the tools do). The orders chat
+// tool states none: an agent's chat tool makes no promises, so the
+// specification's cautious defaults apply.
+func checkDemoAnnotations(t *testing.T, rep *clientReport) {
+	t.Helper()
+	readOnly := map[string]any{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+	want := map[string]map[string]any{
+		"convert_units": readOnly, "convert_currency": readOnly, "get_weather": readOnly, "list_invoices": readOnly, "csv_query": readOnly,
+		"save_invoice_csv": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false},
+		"orders":           nil,
+	}
+	for _, tool := range rep.Tools {
+		got := map[string]any{}
+		for k, v := range tool.Annotations {
+			if strings.HasSuffix(k, "Hint") {
+				got[k] = v
+			}
+		}
+		if w := want[tool.Name]; !maps.Equal(w, got) {
+			t.Errorf("tool %s hints %v, want %v", tool.Name, got, w)
+		}
+	}
+}
+
+// checkDemoCalls checks each demo tool's result, and that none shows the
+// server's data directory.
 func checkDemoCalls(t *testing.T, rep *clientReport, dataDir string) {
 	t.Helper()
 	if len(rep.Calls) != 7 {
 		t.Fatalf("calls = %d, want 7", len(rep.Calls))
+	}
+	for _, c := range rep.Calls {
+		if b, _ := json.Marshal(c); strings.Contains(string(b), dataDir) {
+			t.Errorf("%s shows the data directory %s: %s", c.Name, dataDir, b)
+		}
 	}
 	for _, c := range rep.Calls[:5] {
 		if c.Error != nil || c.Result == nil || c.Result.IsError {

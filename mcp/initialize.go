@@ -12,8 +12,10 @@ import (
 const capabilities = `{"tools":{"listChanged":true},"logging":{}}`
 
 // initializeParams is what initialize reads from the client.
+// ProtocolVersion is a pointer so that a missing (or null) version can be
+// told from an empty one.
 type initializeParams struct {
-	ProtocolVersion string          `json:"protocolVersion"`
+	ProtocolVersion *string         `json:"protocolVersion"`
 	Capabilities    json.RawMessage `json:"capabilities"`
 	ClientInfo      struct {
 		Name    string `json:"name"`
@@ -40,8 +42,8 @@ type serverInfo struct {
 // Mcp-Session-Id header) also opens a new session: the old one is left as
 // is, and the client continues with the id in the response.
 func (s *Server) initialize(w http.ResponseWriter, r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
-	var p initializeParams
-	if err := unmarshalParams(m.Params, &p); err != nil {
+	p, err := decodeInitialize(m.Params)
+	if err != nil {
 		writeJSON(w, http.StatusOK, appendError(nil, m.ID, toRPCError(err)))
 		return
 	}
@@ -54,7 +56,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, agent *mcpga
 	now := s.now()
 	rec := &mcpgate.Session{
 		ID: randomHex(sessionIDLen / 2), AgentID: agent.ID, Identity: cred.Identity(),
-		ProtocolVersion: negotiate(p.ProtocolVersion),
+		ProtocolVersion: negotiate(*p.ProtocolVersion),
 		ClientName:      p.ClientInfo.Name, ClientVersion: p.ClientInfo.Version, ClientCapabilities: p.Capabilities,
 		CreatedAt: now, LastSeenAt: now,
 	}
@@ -67,6 +69,20 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, agent *mcpga
 	defer ls.release()
 	w.Header().Set("Mcp-Session-Id", rec.ID)
 	s.reply(w, r, ls, acc, appendResult(nil, m.ID, s.initializeResult(agent, rec.ProtocolVersion, caps)))
+}
+
+// decodeInitialize reads initialize's params, which must be an object with
+// a protocolVersion string: a client that sends none has not said which
+// revision it speaks, so no session is opened for it.
+func decodeInitialize(params json.RawMessage) (*initializeParams, error) {
+	var p initializeParams
+	if err := unmarshalParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == nil {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: initialize needs params with protocolVersion, a string naming the protocol revision the client speaks (such as %q)", latestVersion)
+	}
+	return &p, nil
 }
 
 // initializeResult encodes the InitializeResult for agent.

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -39,6 +40,43 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 			diff(t, "stored session", []string{"a1", "user:alice", tt.want, "cli", "9", `{"roots":{}}`},
 				[]string{rec.AgentID, rec.Identity, rec.ProtocolVersion, rec.ClientName, rec.ClientVersion, string(rec.ClientCapabilities)})
 		})
+	}
+}
+
+// TestInitializeNeedsProtocolVersion checks that an initialize without
+// params, or whose params lack a protocolVersion string, is -32602 naming
+// protocolVersion and opens no session.
+func TestInitializeNeedsProtocolVersion(t *testing.T) {
+	h := mustHarness(t, nil)
+	tests := map[string]struct{ params, msg string }{
+		"no params":       {``, "protocolVersion"},
+		"null params":     {`,"params":null`, "protocolVersion"},
+		"empty params":    {`,"params":{}`, "protocolVersion"},
+		"null version":    {`,"params":{"protocolVersion":null,"capabilities":{}}`, "protocolVersion"},
+		"number version":  {`,"params":{"protocolVersion":20251125}`, "protocolVersion must be a string"},
+		"array params":    {`,"params":["2025-11-25"]`, "params must be an object"},
+		"only clientInfo": {`,"params":{"clientInfo":{"name":"c","version":"1"}}`, "protocolVersion"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			resp := h.do(t, req{body: `{"jsonrpc":"2.0","id":1,"method":"initialize"` + tt.params + `}`})
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+				t.Errorf("a session %s was opened", sid)
+			}
+			v := mustJSON(t, mustRead(t, resp))
+			e, _ := v["error"].(map[string]any)
+			if errCode(v) != -32602 || v["id"] != 1.0 || !strings.Contains(fmt.Sprint(e["message"]), tt.msg) {
+				t.Errorf("reply %v, want -32602 with id 1 and a message containing %q", v, tt.msg)
+			}
+		})
+	}
+	h.store.mu.Lock()
+	defer h.store.mu.Unlock()
+	if n := len(h.store.sessions); n != 0 {
+		t.Errorf("%d sessions stored, want none", n)
 	}
 }
 

@@ -6,13 +6,18 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/metrics"
 )
 
-// pingOK is a database that always answers.
+// pingOK is a database that always answers and has no users.
 type pingOK struct{}
 
 func (pingOK) Ping(context.Context) error { return nil }
+
+func (pingOK) FindUserByID(context.Context, string) (*mcpgate.User, error) {
+	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "no users")
+}
 
 // TestMountedAPI: the management API gets every path under /api/v1/,
 // behind the Host/Origin guard; without one those paths are not found.

@@ -53,16 +53,18 @@ type Metrics interface {
 	Handler() http.Handler
 }
 
-// Pinger checks that the database answers.
-type Pinger interface {
+// Store is what the server reads itself: whether the database answers
+// (/healthz), and users (an administrator's access to /metrics).
+type Store interface {
 	Ping(ctx context.Context) error
+	FindUserByID(ctx context.Context, id string) (*mcpgate.User, error)
 }
 
 // Options configure a Server. Every field is required except those said
 // to be optional.
 type Options struct {
 	// Store is checked by /healthz.
-	Store Pinger
+	Store Store
 	// Tables finds the agent of /{agent}/mcp.
 	Tables Tables
 	// Auth authenticates requests to the MCP endpoint and the HandsAI
@@ -72,6 +74,9 @@ type Options struct {
 	MCP MCPServer
 	// Metrics records every request and serves /metrics.
 	Metrics Metrics
+	// MetricsAccess says who may read /metrics here; the zero value lets
+	// administrators only.
+	MetricsAccess MetricsAccess
 	// PublicURL is the gateway's base URL as clients reach it, used for
 	// every absolute URL and allowed as Host and Origin.
 	PublicURL string
@@ -120,7 +125,7 @@ func New(opts *Options) (*Server, error) {
 // routes is the route table.
 func (s *Server) routes() {
 	s.handle("GET /healthz", "healthz", http.HandlerFunc(s.handleHealth))
-	s.handle("GET /metrics", "metrics", s.opts.Metrics.Handler())
+	s.metricsRoute()
 	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
 	s.oauthRoutes()
 	if s.opts.API != nil {

@@ -16,6 +16,7 @@ import (
 func (m *Main) prepareDemoAgent(ctx context.Context, d *demo.Details) error {
 	declared := &mcpgate.Tool{
 		Name: csvq.ToolName, Description: csvq.ToolDescription, InputSchema: json.RawMessage(csvq.ToolSchema),
+		Annotations: json.RawMessage(csvq.ToolAnnotations),
 	}
 	if err := m.store.PutSkill(ctx, demo.AgentSkill(declared)); err != nil {
 		return fmt.Errorf("demo agent skill: %w", err)

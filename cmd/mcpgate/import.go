@@ -81,7 +81,8 @@ func sourceURL(source string) string {
 	return ""
 }
 
-// printImport reports an import.
+// printImport reports an import: the tools on stdout, and each skipped
+// operation (with its place in the document) as a warning on stderr.
 func printImport(env *Env, skill *mcpgate.Skill, res *openapi.Result) {
 	fmt.Fprintf(env.Stdout, "skill %s of agent %s: %d tools, base URL %s\n", skill.Name, skill.AgentID, len(skill.Tools), skill.BaseURL)
 	for _, t := range skill.Tools {
@@ -91,6 +92,6 @@ func printImport(env *Env, skill *mcpgate.Skill, res *openapi.Result) {
 		fmt.Fprintf(env.Stdout, "set these environment variables for the gateway: %s\n", strings.Join(res.Secrets, ", "))
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(env.Stderr, "skipped %s\n", s)
+		fmt.Fprintf(env.Stderr, "warning: skipped %s\n", s)
 	}
 }

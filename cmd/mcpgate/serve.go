@@ -44,6 +44,8 @@ type ServeConfig struct {
 	LogLevel       string
 	ReloadEvery    time.Duration
 	PprofAddr      string
+	// MetricsAddr, when set, serves /metrics there instead of on Addr.
+	MetricsAddr string
 	// AgentVisibility is how long a message delivered to an agent worker
 	// waits for its acknowledgement before it is delivered again.
 	AgentVisibility time.Duration
@@ -70,6 +72,11 @@ type Main struct {
 	closers    []func() error
 	workers    sync.WaitGroup // background loops that use the store
 	done       chan struct{}
+
+	// metricsLn is --metrics-addr's listener, when set, and
+	// metricsHandler the metrics page it serves.
+	metricsLn      net.Listener
+	metricsHandler http.Handler
 }
 
 // NewMain returns a Main writing to env.
@@ -93,6 +100,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 30*time.Second, "how long a message to an agent worker waits for its acknowledgement before it is delivered again")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics, unauthenticated, on this separate address instead of the main one (where it needs an administrator's key unless --addr is loopback)")
 	if err := parseFlags(fs, m.Env, args); err != nil {
 		return err
 	}
@@ -171,6 +179,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.start()
+	if err := m.startMetrics(m.metricsHandler); err != nil {
+		return err
+	}
 	return m.startPprof()
 }
 
@@ -180,6 +191,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 // sessions) goes through one event hub, subscribed to last.
 func (m *Main) wire() error {
 	hub, met, guard := events.New(), metrics.New(), netguard.New(nil)
+	m.metricsHandler = met.Handler()
 	m.registry = registry.New(m.store, &registry.Options{Logger: m.logger, OnChange: hub.ToolsChanged, OnLoad: hub.SkillsLoaded})
 	b, err := m.openBus()
 	if err != nil {

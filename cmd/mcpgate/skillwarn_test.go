@@ -11,6 +11,7 @@ import (
 func TestCLIAgentShowWarnsOfUnsetVariables(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	mustRunCLI(t, dir, "init")
 	mustRunCLI(t, dir, "user", "create", "alice")
 	mustSeedAgent(t, dir, "alice", "invoices")
 	ctx := context.Background()

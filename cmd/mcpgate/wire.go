@@ -90,7 +90,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
 			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger,
 		}),
-		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
+		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
 	})

@@ -24,6 +24,9 @@ type Document struct {
 	// root holds the document as JSON values: map[string]any, []any,
 	// string, json.Number, bool and nil.
 	root map[string]any
+	// lines maps the JSON pointers of path items and operations to their
+	// lines in a YAML document; nil for JSON.
+	lines map[string]int
 }
 
 // versionPattern matches the OpenAPI versions the package reads.
@@ -40,7 +43,7 @@ const (
 // neither, or if it is not OpenAPI 3.0.x or 3.1.x, saying which version it
 // saw.
 func Parse(data []byte) (*Document, error) {
-	v, err := decode(data)
+	v, lines, err := decode(data)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +61,7 @@ func Parse(data []byte) (*Document, error) {
 		}
 	}
 	title, _ := object(root["info"])["title"].(string)
-	return &Document{Version: version, Title: title, root: root}, nil
+	return &Document{Version: version, Title: title, root: root, lines: lines}, nil
 }
 
 // checkVersion returns the document's OpenAPI version, or EINVALID saying
@@ -88,11 +91,13 @@ func scalarText(v any) string {
 	return ""
 }
 
-// decode reads JSON when the data starts with '{', YAML otherwise.
-func decode(data []byte) (any, error) {
+// decode reads JSON when the data starts with '{', YAML otherwise. For
+// YAML it also returns the lines of the path items and operations.
+func decode(data []byte) (any, map[string]int, error) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		return decodeJSON(trimmed)
+		v, err := decodeJSON(trimmed)
+		return v, nil, err
 	}
 	return decodeYAML(data)
 }
@@ -111,23 +116,24 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// decodeYAML reads a YAML document into JSON values.
-func decodeYAML(data []byte) (v any, err error) {
+// decodeYAML reads a YAML document into JSON values, and the lines of its
+// path items and operations.
+func decodeYAML(data []byte) (v any, lines map[string]int, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the parser must not take the process down
-			v, err = nil, mcpgate.Errorf(mcpgate.EINVALID, "the document is not valid YAML")
+			v, lines, err = nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "the document is not valid YAML")
 		}
 	}()
 	var n yaml.Node
 	if err := yaml.Unmarshal(data, &n); err != nil {
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the document is neither JSON nor valid YAML: %v", err)
+		return nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "the document is neither JSON nor valid YAML: %v", err)
 	}
 	c := &yamlConverter{budget: maxNodes}
 	v, err = c.value(&n, 0)
 	if err != nil {
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the document cannot be read: %v", err)
+		return nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "the document cannot be read: %v", err)
 	}
-	return v, nil
+	return v, pathLines(&n), nil
 }
 
 // yamlConverter turns YAML nodes into JSON values, within a budget.

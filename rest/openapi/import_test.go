@@ -142,7 +142,8 @@ func TestRequiredCookieSkips(t *testing.T) {
     get: {responses: {'200': {description: ok}}}
 `
 	res := mustImport(t, doc30(paths, ""), nil)
-	if diff := cmp.Diff([]string{`GET /a: cookie parameter "sid" is not supported`}, res.Skipped); diff != "" {
+	// Each skip now names the operation's JSON pointer and YAML line too.
+	if diff := cmp.Diff([]string{`GET /a (/paths/~1a/get, line 6): cookie parameter "sid" is not supported`}, res.Skipped); diff != "" {
 		t.Errorf("Skipped (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"get_b"}, toolNames(res)); diff != "" {
@@ -214,7 +215,8 @@ func TestRequestBodies(t *testing.T) {
 	t.Run("required multipart body skips", func(t *testing.T) {
 		paths := "  /up:\n    post: {requestBody: {required: true, content: {multipart/form-data: {schema: {type: object}}}}, responses: {'200': {description: ok}}}\n  /ok:\n    get: {responses: {'200': {description: ok}}}\n"
 		res := mustImport(t, doc30(paths, ""), nil)
-		want := []string{"POST /up: the request body (multipart/form-data) is not JSON, which is not supported"}
+		// Each skip now names the operation's JSON pointer and YAML line too.
+		want := []string{"POST /up (/paths/~1up/post, line 6): the request body (multipart/form-data) is not JSON, which is not supported"}
 		if diff := cmp.Diff(want, res.Skipped); diff != "" {
 			t.Errorf("Skipped (-want +got):\n%s", diff)
 		}

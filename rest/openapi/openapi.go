@@ -16,6 +16,7 @@
 package openapi
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -55,14 +56,23 @@ type Result struct {
 	// Tools are sorted by name; together they pass registry.Check as one
 	// skill.
 	Tools []*mcpgate.Tool
-	// Skipped says, as "METHOD /path: reason", which operations were not
-	// imported, and which security schemes could not be mapped.
+	// Skipped says which security schemes could not be mapped, and which
+	// operations were not imported (each as its Skip's String), as
+	// warnings to show the user.
 	Skipped []string
+	// SkippedOperations are the operations, and path items, that were not
+	// imported: each with its JSON pointer, its line in a YAML document,
+	// and why.
+	SkippedOperations []Skip
 }
+
+// maxListed is how many skipped operations an error lists.
+const maxListed = 10
 
 // Import makes the tools of one skill from doc. Returns EINVALID for a bad
 // pattern, when the document gives no absolute base URL and opts none, and
-// when no operation is left to import.
+// when no operation is left to import (the message then lists why the
+// operations were skipped).
 func Import(doc *Document, opts *Options) (*Result, error) {
 	var o Options
 	if opts != nil {
@@ -71,13 +81,9 @@ func Import(doc *Document, opts *Options) (*Result, error) {
 	if err := checkPatterns(o.Include, o.Exclude); err != nil {
 		return nil, err
 	}
-	base, err := doc.baseURL(o.BaseURL, o.SourceURL)
-	if err != nil {
-		return nil, err
-	}
 	ops := doc.operations()
 	sec := doc.security(ops, o.Skill)
-	res := &Result{BaseURL: base, Headers: sec.headers, Secrets: sec.secrets, Skipped: sec.notes}
+	res := &Result{Headers: sec.headers, Secrets: sec.secrets, Skipped: sec.notes}
 	selected := 0
 	for _, op := range ops {
 		if !o.selects(op) {
@@ -86,23 +92,69 @@ func Import(doc *Document, opts *Options) (*Result, error) {
 		selected++
 		tool, err := newTool(doc, op, sec)
 		if err != nil {
-			res.Skipped = append(res.Skipped, op.label()+": "+err.Error())
+			res.skip(doc, op, err)
 			continue
 		}
 		res.Tools = append(res.Tools, tool)
 	}
-	return res, res.check(o.Skill, len(ops), selected)
+	base, baseErr := doc.baseURL(o.BaseURL, o.SourceURL)
+	res.BaseURL = base
+	if err := res.nothing(&o, len(ops), selected); err != nil {
+		return nil, alsoBaseURL(err, baseErr)
+	}
+	if baseErr != nil {
+		return nil, baseErr
+	}
+	return res, res.check(o.Skill)
 }
 
-// check refuses an empty result and makes sure the tools pass the
-// registry's checks as one skill.
-func (r *Result) check(skill string, total, selected int) error {
+// nothing returns EINVALID saying why no operation is left to import, or
+// nil when some are: no patterns match, the document has none, or every
+// one was skipped (listing why).
+func (r *Result) nothing(o *Options, total, selected int) error {
 	switch {
-	case selected == 0:
-		return mcpgate.Errorf(mcpgate.EINVALID, "no operation to import: none of the document's %d operations matches the patterns", total)
-	case len(r.Tools) == 0:
-		return mcpgate.Errorf(mcpgate.EINVALID, "no operation to import: every selected operation was skipped (%s)", r.Skipped[len(r.Skipped)-1])
+	case len(r.Tools) > 0:
+		return nil
+	case selected == 0 && total > 0:
+		return mcpgate.Errorf(mcpgate.EINVALID, "no operation to import: none of the document's %d operations matches the patterns%s", total, o.patterns())
+	case total == 0:
+		return mcpgate.Errorf(mcpgate.EINVALID, "no operation to import: the document's paths hold no operations")
 	}
+	reasons := make([]string, 0, maxListed)
+	for i, s := range r.SkippedOperations {
+		if i == maxListed {
+			reasons = append(reasons, fmt.Sprintf("and %d more", len(r.SkippedOperations)-maxListed))
+			break
+		}
+		reasons = append(reasons, s.String())
+	}
+	return mcpgate.Errorf(mcpgate.EINVALID, "no operation to import: every operation was skipped: %s", strings.Join(reasons, "; "))
+}
+
+// patterns describes the options' patterns for a message.
+func (o *Options) patterns() string {
+	var parts []string
+	if len(o.Include) > 0 {
+		parts = append(parts, "include "+strings.Join(o.Include, ", "))
+	}
+	if len(o.Exclude) > 0 {
+		parts = append(parts, "exclude "+strings.Join(o.Exclude, ", "))
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// alsoBaseURL adds the base URL's problem, if any, to err's message, so
+// that one attempt tells the user everything to fix.
+func alsoBaseURL(err, baseErr error) error {
+	if baseErr == nil {
+		return err
+	}
+	return mcpgate.Errorf(mcpgate.EINVALID, "%s; also, %s", mcpgate.ErrorMessage(err), mcpgate.ErrorMessage(baseErr))
+}
+
+// check sorts the tools and makes sure they pass the registry's checks as
+// one skill.
+func (r *Result) check(skill string) error {
 	slices.SortFunc(r.Tools, func(a, b *mcpgate.Tool) int { return strings.Compare(a.Name, b.Name) })
 	if skill == "" {
 		skill = "openapi"

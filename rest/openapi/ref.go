@@ -82,7 +82,7 @@ func (d *Document) resolveObject(v any, what string) (map[string]any, error) {
 	}
 	m, ok := r.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s is not an object", what)
+		return nil, fmt.Errorf("%s is %s, not an object", what, jsonType(r))
 	}
 	return m, nil
 }

@@ -125,9 +125,10 @@ func TestUnresolvableRefs(t *testing.T) {
     get: {responses: {'200': {description: ok}}}
 `
 	res := mustImport(t, doc30(paths, ""), nil)
+	// Each skip now names the operation's JSON pointer and YAML line too.
 	want := []string{
-		`GET /ext: argument "q": external $ref "other.yaml#/Thing" is not supported`,
-		`GET /gone: $ref "#/components/parameters/Gone" points nowhere`,
+		`GET /ext (/paths/~1ext/get, line 6): argument "q": external $ref "other.yaml#/Thing" is not supported`,
+		`GET /gone (/paths/~1gone/get, line 10): $ref "#/components/parameters/Gone" points nowhere`,
 	}
 	if diff := cmp.Diff(want, res.Skipped); diff != "" {
 		t.Errorf("Skipped (-want +got):\n%s", diff)

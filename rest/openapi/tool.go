@@ -29,6 +29,9 @@ type toolBuilder struct {
 
 // newTool makes op's tool, or says why it cannot.
 func newTool(doc *Document, op *operation, sec *credentials) (*mcpgate.Tool, error) {
+	if op.bad != nil {
+		return nil, op.bad
+	}
 	b := &toolBuilder{
 		doc: doc, op: op, sec: sec, in: newSchemas(doc),
 		props: map[string]any{}, taken: map[string]bool{},

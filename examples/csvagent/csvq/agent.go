@@ -18,6 +18,11 @@ const ToolDescription = "Run a structured query over the agent's CSV table: coun
 	"(optionally per value of a column with by), top/bottom N rows by a column, the first N rows, or the columns; " +
 	"where filters rows by conditions."
 
+// ToolAnnotations are the csv_query tool's MCP annotations: a query only
+// reads the agent's table, so it changes and destroys nothing, gives the
+// same answer when repeated, and reaches nothing outside the agent.
+const ToolAnnotations = `{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`
+
 // ToolSchema is the input schema of the csv_query tool: a Query.
 const ToolSchema = `{"type":"object","properties":{` +
 	`"op":{"type":"string","enum":["count","sum","avg","min","max","top","bottom","rows","columns"],"description":"What to compute."},` +
