@@ -203,3 +203,21 @@ func (f *fakeStore) TakeTokens(_ context.Context, key string, limit mcpgate.Rate
 }
 
 func (f *fakeStore) DeleteFullBuckets(context.Context, time.Time) (int64, error) { return 0, nil }
+
+func BenchmarkMemoryAllow(b *testing.B) {
+	m := NewMemory(nil)
+	limit := mcpgate.RateLimit{PerMinute: 1 << 40, Burst: 1 << 30}
+	for b.Loop() {
+		m.Allow(context.Background(), "user:u1\nagent", limit)
+	}
+}
+
+// BenchmarkSharedLeased is the cost of a call that spends a leased token,
+// which is most calls of a busy caller.
+func BenchmarkSharedLeased(b *testing.B) {
+	s := NewShared(newFakeStore(), nil)
+	limit := mcpgate.RateLimit{PerMinute: 1 << 40, Burst: 1 << 30}
+	for b.Loop() {
+		s.Allow(context.Background(), "user:u1\nagent", limit)
+	}
+}
