@@ -45,15 +45,20 @@ func (m *Memory) Allow(_ context.Context, key string, limit mcpgate.RateLimit) (
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b := m.bucket(key, limit, now)
-	r := b.lim.ReserveN(now, 1)
-	if wait := r.DelayFrom(now); wait > 0 {
-		r.CancelAt(now)
-		return wait, nil
+	if !b.lim.AllowN(now, 1) {
+		return timeToToken(b.lim, now), nil
 	}
 	if now.Sub(m.lastSweep) >= sweepEvery {
 		m.sweep(now)
 	}
 	return 0, nil
+}
+
+// timeToToken returns how long until lim has a token, taking none.
+func timeToToken(lim *rate.Limiter, now time.Time) time.Duration {
+	r := lim.ReserveN(now, 1)
+	defer r.CancelAt(now)
+	return r.DelayFrom(now)
 }
 
 // bucket returns the bucket at key, made or adjusted to limit.
