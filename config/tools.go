@@ -13,7 +13,7 @@ import (
 )
 
 // toolFields are the fields of an entry under tools.
-var toolFields = []string{"name", "title", "description", "input_schema", "output_schema", "annotations", "request"}
+var toolFields = []string{"name", "title", "description", "input_schema", "output_schema", "annotations", "request", "rate_limit"}
 
 // annotationFields are MCP's tool annotations.
 var annotationFields = []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
@@ -24,6 +24,7 @@ func (d *decoder) tool(f *fields, s *mcpgate.Skill) *mcpgate.Tool {
 		Name:        d.required(f, "name", "the tool's name"),
 		Title:       d.str(f, "title"),
 		Description: d.str(f, "description"),
+		RateLimit:   d.rateLimit(f),
 	}
 	if t.Name != "" {
 		if err := mcpgate.ValidToolName(t.Name); err != nil {
