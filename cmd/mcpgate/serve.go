@@ -48,6 +48,7 @@ type ServeConfig struct {
 	// waits for its acknowledgement before it is delivered again.
 	AgentVisibility time.Duration
 	store           storeFlags
+	rateLimit       rateLimitFlag
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -81,6 +82,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c := &m.Config
 	fs := newFlagSet(m.Env, "serve", "serve [flags]")
 	c.store.register(fs)
+	c.rateLimit.register(fs)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
 	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
@@ -189,7 +191,8 @@ func (m *Main) wire() error {
 	if err != nil {
 		return err
 	}
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: backends, Recorder: met, Logger: m.logger})
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: backends, Recorder: met, Logger: m.logger,
+		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met})
 	gateway.Caller, gateway.Upstreams = pipe, m.upstream
 	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
 	srv, err := server.New(&server.Options{
@@ -365,6 +368,7 @@ func (m *Main) sweep(ctx context.Context) {
 	} else if n > 0 {
 		m.logger.Info("idle sessions removed", "count", n)
 	}
+	m.sweepRateBuckets(ctx)
 }
 
 // newLogger logs text to stderr at the given level.
