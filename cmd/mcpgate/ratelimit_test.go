@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
 
 	"github.com/mcpgate/mcpgate"
@@ -63,5 +64,23 @@ func TestDefaultRateLimit(t *testing.T) {
 	other := g.mustInitialize(t, "backoffice", bearer(oag), "2025-11-25")
 	if r := other.call(t, "echo", `{}`); r.rpc.Error != nil {
 		t.Fatalf("another agent: %s", r.body)
+	}
+}
+
+// BenchmarkToolsCallRateLimited is BenchmarkToolsCall's serial run with a
+// default rate limit that is never reached, so every call passes the check.
+func BenchmarkToolsCallRateLimited(b *testing.B) {
+	g := mustStartMain(b, benchConfig, "--rate-limit", "1000000000:1000000000")
+	_, oag := g.mustKey(b, "alice", "")
+	s := g.mustInitialize(b, "bench", bearer(oag), "2025-11-25")
+	h := s.sessionHeader(headers("Content-Type", "application/json", "Accept", "application/json"))
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	b.ReportAllocs()
+	var id int64
+	for b.Loop() {
+		id++
+		if err := postCall(client, s.url, h, id); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
