@@ -2,7 +2,6 @@ package mcpgate
 
 import (
 	"context"
-	"math"
 	"time"
 )
 
@@ -25,14 +24,17 @@ func (l *RateLimit) Validate() error {
 	return nil
 }
 
-// Interval is the time one token takes to flow in.
-func (l *RateLimit) Interval() time.Duration { return time.Minute / time.Duration(l.PerMinute) }
+// Interval is the time one token takes to flow in, at least a nanosecond.
+func (l *RateLimit) Interval() time.Duration {
+	return max(time.Minute/time.Duration(l.PerMinute), time.Nanosecond)
+}
 
 // RateBucketStore keeps token buckets that several gateway processes share,
 // so that replicas on one database spend one budget.
 type RateBucketStore interface {
-	// TakeTokens refills the bucket at key as of now (a new bucket starts
-	// full) and takes up to want tokens from it, atomically. It returns how
+	// TakeTokens takes up to want tokens from the bucket at key as of now
+	// (a new bucket starts full), atomically, by the rule of
+	// RateLimit.Take. It returns how
 	// many it took and, when it took none, how long until one is free.
 	TakeTokens(ctx context.Context, key string, limit RateLimit, want int64, now time.Time) (taken int64, wait time.Duration, err error)
 	// DeleteFullBuckets deletes the buckets that are full again by now:
@@ -40,17 +42,31 @@ type RateBucketStore interface {
 	DeleteFullBuckets(ctx context.Context, now time.Time) (int64, error)
 }
 
-// Take is the bucket's rule, for stores that keep a bucket as its tokens
-// and the time they were counted: tokens, counted elapsed ago, refill at
-// the limit's rate up to its burst; then up to want whole tokens are taken.
-// It returns how many were taken, how long until one is free when none
-// was, and the tokens left.
-func (l RateLimit) Take(tokens float64, elapsed time.Duration, want int64) (taken int64, wait time.Duration, left float64) {
-	perNano := float64(l.PerMinute) / float64(time.Minute)
-	tokens = min(float64(l.Burst), tokens+float64(max(elapsed, 0))*perNano)
-	taken = min(want, int64(tokens+1e-9)) // a token due now is not lost to rounding
-	if taken > 0 {
-		return taken, 0, tokens - float64(taken)
+// Span is how long an empty bucket takes to fill up, capped at about 150
+// years so that sums of Unix nanoseconds never overflow.
+func (l RateLimit) Span() time.Duration {
+	const maxSpan = 5e18
+	if l.Burst > maxSpan/int64(l.Interval()) {
+		return maxSpan
 	}
-	return 0, time.Duration(math.Ceil((1 - tokens) / perNano)), tokens
+	return time.Duration(l.Burst) * l.Interval()
+}
+
+// Take is the bucket's rule for stores that keep a bucket as one instant,
+// tat (Unix nanoseconds), the generic cell rate algorithm's theoretical
+// arrival time: the bucket is full when tat is not after now, and each
+// token taken moves tat on by one Interval. Up to want tokens are taken as
+// long as tat stays within Span of now. It returns how many were taken,
+// the new tat, and, when none was, how long until one is free. A clock
+// behind the bucket's refills nothing.
+func (l RateLimit) Take(tat, now, want int64) (taken, next int64, wait time.Duration) {
+	interval, span := int64(l.Interval()), int64(l.Span())
+	from := max(tat, now)
+	if now+span > from {
+		taken = min(want, (now+span-from)/interval)
+	}
+	if taken == 0 {
+		return 0, from, time.Duration(from + interval - span - now)
+	}
+	return taken, from + taken*interval, 0
 }

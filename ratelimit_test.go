@@ -37,23 +37,32 @@ func TestSkillValidatesRateLimits(t *testing.T) {
 
 func TestRateLimitTake(t *testing.T) {
 	l := RateLimit{PerMinute: 60, Burst: 4}
+	sec := int64(time.Second)
 	for _, c := range []struct {
-		tokens  float64
-		elapsed time.Duration
-		want    int64
-		taken   int64
-		wait    time.Duration
-		left    float64
+		tat, now, want int64
+		taken, next    int64
+		wait           time.Duration
 	}{
-		{4, 0, 3, 3, 0, 1},
-		{0.25, 0, 1, 0, 750 * time.Millisecond, 0.25},
-		{0.25, 750 * time.Millisecond, 1, 1, 0, 0},
-		{0, time.Hour, 9, 4, 0, 0},
-		{1, -time.Hour, 1, 1, 0, 0}, // a clock behind refills nothing
+		{0, 100 * sec, 3, 3, 103 * sec, 0},                                    // a full bucket
+		{103 * sec, 100 * sec, 3, 1, 104 * sec, 0},                            // one left
+		{104 * sec, 100*sec + sec/4, 1, 0, 104 * sec, 750 * time.Millisecond}, // the true wait
+		{104 * sec, 101 * sec, 1, 1, 105 * sec, 0},                            // one came back
+		{104 * sec, 99 * sec, 1, 0, 104 * sec, 2 * time.Second},               // a clock behind refills nothing
+		{0, 3600 * sec, 9, 4, 3604 * sec, 0},                                  // never more than the burst
 	} {
-		taken, wait, left := l.Take(c.tokens, c.elapsed, c.want)
-		if taken != c.taken || wait != c.wait || left < c.left-1e-6 || left > c.left+1e-6 {
-			t.Errorf("Take(%v, %v, %d) = %d, %v, %v; want %d, %v, %v", c.tokens, c.elapsed, c.want, taken, wait, left, c.taken, c.wait, c.left)
+		taken, next, wait := l.Take(c.tat, c.now, c.want)
+		if taken != c.taken || next != c.next || wait != c.wait {
+			t.Errorf("Take(%d, %d, %d) = %d, %d, %v; want %d, %d, %v", c.tat, c.now, c.want, taken, next, wait, c.taken, c.next, c.wait)
 		}
+	}
+}
+
+func TestRateLimitSpanCapped(t *testing.T) {
+	l := RateLimit{PerMinute: 1, Burst: 1 << 40}
+	if l.Span() <= 0 || l.Span() > 5e18 {
+		t.Fatalf("Span = %v", l.Span())
+	}
+	if taken, _, _ := l.Take(0, time.Now().UnixNano(), 1<<40); taken <= 0 {
+		t.Fatalf("a huge bucket gave %d tokens", taken)
 	}
 }
