@@ -78,6 +78,10 @@ type Skill struct {
 	Source           string    `json:"source"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
+
+	// RateLimit caps how often one caller may call the skill's tools on
+	// the agent; nil leaves it to the gateway's default.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
 }
 
 // Replacing returns next as it is stored in place of s, the stored skill of
@@ -126,6 +130,11 @@ func (s *Skill) Validate() error {
 	}
 	if s.Prefix != "" && !toolNameChars.MatchString(s.Prefix) {
 		return Errorf(EINVALID, "skill %q: prefix %q may only hold letters, digits, '_', '.' or '-'", s.Name, s.Prefix)
+	}
+	if s.RateLimit != nil {
+		if err := s.RateLimit.Validate(); err != nil {
+			return Errorf(EINVALID, "skill %q: %s", s.Name, ErrorMessage(err))
+		}
 	}
 	seen := map[string]bool{}
 	for i, t := range s.Tools {

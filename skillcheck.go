@@ -88,6 +88,7 @@ func (s *Skill) checkOwn(p *Problems) {
 	case !skillNamePattern.MatchString(s.Name):
 		p.Addf("name", "skill name %q: use 1 to 64 letters, digits, '_', '.' or '-'", s.Name)
 	}
+	checkRateLimit(p, s.RateLimit)
 	if s.MaxResponseBytes > MaxResponseBytes {
 		p.Addf("max_response_bytes", "%d is more than the limit of %d (64 MiB)", s.MaxResponseBytes, MaxResponseBytes)
 	}
@@ -235,6 +236,7 @@ func (t *Tool) Check(s *Skill) Problems {
 	checkObjectSchema(&p, "input_schema", t.InputSchema, true)
 	checkObjectSchema(&p, "output_schema", t.OutputSchema, false)
 	checkAnnotations(&p, t.Annotations)
+	checkRateLimit(&p, t.RateLimit)
 	switch {
 	case s.Kind == SkillREST && t.Request == nil:
 		p.Addf("request", "is required: the HTTP request the tool makes (kind rest)")
@@ -393,4 +395,17 @@ func (s *Skill) secretFields() []secretField {
 		}
 	}
 	return out
+}
+
+// checkRateLimit checks a skill's or a tool's rate_limit, when it has one.
+func checkRateLimit(p *Problems, l *RateLimit) {
+	if l == nil {
+		return
+	}
+	if l.PerMinute < 1 {
+		p.Addf("rate_limit.per_minute", "must be a positive integer, not %d", l.PerMinute)
+	}
+	if l.Burst < 1 {
+		p.Addf("rate_limit.burst", "must be a positive integer, not %d", l.Burst)
+	}
 }

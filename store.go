@@ -15,6 +15,7 @@ type Store interface {
 	MessageStore
 	PresenceStore
 	SkillHealthStore
+	RateBucketStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

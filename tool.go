@@ -49,6 +49,9 @@ type Tool struct {
 	Upstream string `json:"upstream,omitempty"`
 	// Request binds the tool to an HTTP request, for skills of kind rest.
 	Request *Request `json:"request,omitempty"`
+	// RateLimit, when set, gives the tool a budget of its own instead of
+	// its skill's.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
 }
 
 // ExposedName returns the tool's name as an agent serves it.
@@ -86,6 +89,11 @@ func (t *Tool) Validate(prefix string) error {
 	}
 	if len(t.Annotations) > 0 && !rawIsObject(t.Annotations) {
 		return Errorf(EINVALID, "tool %q: annotations must be a JSON object", t.Name)
+	}
+	if t.RateLimit != nil {
+		if err := t.RateLimit.Validate(); err != nil {
+			return Errorf(EINVALID, "tool %q: %s", t.Name, ErrorMessage(err))
+		}
 	}
 	return nil
 }

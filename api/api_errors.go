@@ -77,6 +77,7 @@ func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, err error
 		s.opts.Logger.Error("management API request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		body.Error = apiErrorDetail{Code: mcpgate.EINTERNAL, Message: "Internal error; the gateway's log has the details."}
 	}
+	mcp.SetRetryAfter(w, err)
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpgate"`)
 	}

@@ -37,6 +37,8 @@ type skillInput struct {
 	Delivery   mcpgate.Delivery `json:"delivery"`
 	PushURL    string           `json:"push_url"`
 	PushSecret string           `json:"push_secret"`
+	// RateLimit caps each caller's calls of the skill's tools.
+	RateLimit *mcpgate.RateLimit `json:"rate_limit"`
 }
 
 // skill returns the skill the input describes; kind defaults to rest.
@@ -51,6 +53,7 @@ func (in *skillInput) skill(agentID string) (*mcpgate.Skill, error) {
 		ApprovalTimeout: in.ApprovalTimeout, MaxResponseBytes: in.MaxResponseBytes, Tools: in.Tools,
 		URL: in.URL, Command: in.Command, Args: in.Args, Env: in.Env, Cwd: in.Cwd,
 		Delivery: in.Delivery, PushURL: in.PushURL, PushSecret: in.PushSecret,
+		RateLimit: in.RateLimit,
 	}
 	if s.Kind == mcpgate.SkillAgent && s.Delivery == "" {
 		s.Delivery = mcpgate.DeliveryPull

@@ -10,7 +10,7 @@ import (
 var skillFields = []string{
 	"name", "kind", "prefix", "base_url", "allow_private", "headers", "timeout", "auto_approve",
 	"approval_timeout", "max_response_bytes", "tools", "openapi", "include", "exclude",
-	"url", "command", "args", "env", "cwd", "delivery", "push_url", "push_secret",
+	"url", "command", "args", "env", "cwd", "delivery", "push_url", "push_secret", "rate_limit",
 }
 
 // skills reads an agent's skills and where each tool is declared.
@@ -50,6 +50,7 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 		AutoApprove:      d.boolean(f, "auto_approve", true),
 		ApprovalTimeout:  d.duration(f, "approval_timeout"),
 		MaxResponseBytes: d.positiveInt(f, "max_response_bytes"),
+		RateLimit:        d.rateLimit(f),
 		Source:           mcpgate.SourceConfig,
 	}
 	s.Headers, _ = d.stringMap(f, "headers")

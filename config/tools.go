@@ -8,7 +8,7 @@ import (
 )
 
 // toolFields are the fields of an entry under tools.
-var toolFields = []string{"name", "title", "description", "input_schema", "output_schema", "annotations", "request"}
+var toolFields = []string{"name", "title", "description", "input_schema", "output_schema", "annotations", "request", "rate_limit"}
 
 // annotationFields are MCP's tool annotations.
 var annotationFields = []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
@@ -44,6 +44,7 @@ func (d *decoder) tool(f *fields) *mcpgate.Tool {
 		OutputSchema: d.jsonValue(f, "output_schema"),
 		Annotations:  d.annotations(f),
 		Request:      d.request(f),
+		RateLimit:    d.rateLimit(f),
 	}
 }
 

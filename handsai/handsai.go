@@ -79,8 +79,8 @@ func (s *Surface) ServeCall(w http.ResponseWriter, r *http.Request, cred *mcpgat
 }
 
 // serve decodes the request's JSON-RPC object, runs fn and writes the
-// response: HTTP 200 for every JSON-RPC answer and 413 for a body over
-// 4 MiB.
+// response: HTTP 200 for every JSON-RPC answer but a rate limit's refusal
+// (429 with Retry-After), and 413 for a body over 4 MiB.
 func (s *Surface) serve(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential, method string, fn handsAIMethod) {
 	body, err := readHandsAIBody(w, r)
 	if err != nil {
@@ -94,7 +94,13 @@ func (s *Surface) serve(w http.ResponseWriter, r *http.Request, cred *mcpgate.Cr
 	}
 	result, err := fn(r.Context(), cred, req.Params)
 	if err != nil {
-		writeRPC(w, req, nil, s.handsAIError(req, err))
+		fail := s.handsAIError(req, err)
+		if fail.Data != nil {
+			mcp.SetRetryAfter(w, err)
+			writeRPCStatus(w, fail.Data.Status, req, nil, fail)
+			return
+		}
+		writeRPC(w, req, nil, fail)
 		return
 	}
 	writeRPC(w, req, result, nil)
@@ -115,19 +121,26 @@ func readHandsAIBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 
 // writeRPC writes a JSON-RPC response with HTTP 200, echoing req's id.
 func writeRPC(w http.ResponseWriter, req *rpcRequest, result any, fail *rpcFailure) {
+	writeRPCStatus(w, http.StatusOK, req, result, fail)
+}
+
+// writeRPCStatus writes a JSON-RPC response with an HTTP status, echoing
+// req's id.
+func writeRPCStatus(w http.ResponseWriter, status int, req *rpcRequest, result any, fail *rpcFailure) {
 	resp := rpcResponse{JSONRPC: "2.0", Result: result, Error: fail}
 	if req != nil {
 		resp.ID = req.ID
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(resp)
 }
 
 // handsAIError is the one place where errors of the HandsAI surface become
 // JSON-RPC errors: an unknown tool is -32602 "Invalid params: tool not
-// found", and every failure to run a tool is -32603 "Internal error: …".
+// found", a rate limit's refusal -32000 with the MCP endpoint's data, and
+// every other failure to run a tool is -32603 "Internal error: …".
 func (s *Surface) handsAIError(req *rpcRequest, err error) *rpcFailure {
 	var fail *rpcFailure
 	switch code := mcpgate.ErrorCode(err); {
@@ -135,6 +148,8 @@ func (s *Surface) handsAIError(req *rpcRequest, err error) *rpcFailure {
 		return fail
 	case code == mcpgate.ENOTFOUND:
 		return rpcFailf(handsAIInvalidParams, "Invalid params: tool not found")
+	case code == mcpgate.ERATELIMIT:
+		return rateLimitFailure(err)
 	case code == mcpgate.EINTERNAL:
 		s.opts.Logger.Error("HandsAI "+req.Method+" failed", "err", err)
 		return rpcFailf(handsAIInternal, "Internal error: the gateway failed; its log has the details")

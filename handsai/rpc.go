@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
+	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/mcp"
 )
 
@@ -44,6 +46,28 @@ type rpcResponse struct {
 type rpcFailure struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	// Data says which gateway condition refused the call, as on the MCP
+	// endpoint; its status is also the response's HTTP status.
+	Data *failureData `json:"data,omitempty"`
+}
+
+// failureData is the data of a gateway condition's error.
+type failureData struct {
+	Reason       string `json:"reason"`
+	Status       int    `json:"status"`
+	RetryAfterMS int64  `json:"retry_after_ms,omitempty"`
+}
+
+// handsAIGateway is the JSON-RPC code of a gateway condition, the MCP
+// endpoint's.
+const handsAIGateway = -32000
+
+// rateLimitFailure is the failure of a call refused by a rate limit.
+func rateLimitFailure(err error) *rpcFailure {
+	var e *mcpgate.Error
+	errors.As(err, &e) // ERATELIMIT is always an *mcpgate.Error
+	return &rpcFailure{Code: handsAIGateway, Message: e.Message,
+		Data: &failureData{Reason: e.Code, Status: http.StatusTooManyRequests, RetryAfterMS: e.RetryAfterMS}}
 }
 
 // Error returns the message.

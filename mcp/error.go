@@ -126,10 +126,18 @@ func WriteHTTPError(w http.ResponseWriter, err error) {
 	if code == mcpgate.EINTERNAL {
 		e.Code = codeInternal
 	}
-	if ms := d.RetryAfterMS; ms > 0 {
-		w.Header().Set("Retry-After", strconv.FormatInt((ms+999)/1000, 10))
-	}
+	SetRetryAfter(w, err)
 	writeRPCError(w, d.Status, e)
+}
+
+// SetRetryAfter sets Retry-After (whole seconds, rounded up) when err tells
+// the caller when to try again, as a rate limit's refusal does. Every HTTP
+// edge that answers 429 calls it.
+func SetRetryAfter(w http.ResponseWriter, err error) {
+	var e *mcpgate.Error
+	if errors.As(err, &e) && e.RetryAfterMS > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt((e.RetryAfterMS+999)/1000, 10))
+	}
 }
 
 // writeStatus writes an HTTP error that has no mcpgate code, such as 405,

@@ -22,6 +22,7 @@ type Metrics struct {
 	requestTime  *prometheus.HistogramVec
 	calls        *prometheus.CounterVec
 	callDuration *prometheus.HistogramVec
+	rateLimited  *prometheus.CounterVec
 }
 
 // latencyBuckets span a fast local call to a slow backend, in seconds.
@@ -48,8 +49,12 @@ func New() *Metrics {
 			Name: "mcpgate_tool_call_duration_seconds", Help: "Tool call latency through the pipeline, by agent and tool.",
 			Buckets: latencyBuckets,
 		}, []string{"agent", "tool"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcpgate_rate_limited_total",
+			Help: "Tool calls refused by a rate limit, by agent.",
+		}, []string{"agent"}),
 	}
-	m.reg.MustRegister(m.requests, m.requestTime, m.calls, m.callDuration,
+	m.reg.MustRegister(m.requests, m.requestTime, m.calls, m.callDuration, m.rateLimited,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -58,6 +63,11 @@ func New() *Metrics {
 func (m *Metrics) ObserveCall(agent, tool, outcome string, d time.Duration) {
 	m.calls.WithLabelValues(agent, tool, outcome).Inc()
 	m.callDuration.WithLabelValues(agent, tool).Observe(d.Seconds())
+}
+
+// RateLimited counts a tool call refused by a rate limit.
+func (m *Metrics) RateLimited(agent string) {
+	m.rateLimited.WithLabelValues(agent).Inc()
 }
 
 // ObserveRequest records one HTTP request.

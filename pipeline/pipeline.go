@@ -37,6 +37,12 @@ type Options struct {
 	Recorder Recorder                              // optional
 	Logger   *slog.Logger
 	Now      func() time.Time
+
+	// Limiter enforces rate limits; DefaultRateLimit applies to skills and
+	// tools without one of their own. LimitRecorder counts refusals.
+	Limiter          Limiter
+	DefaultRateLimit *mcpgate.RateLimit
+	LimitRecorder    LimitRecorder
 }
 
 // Pipeline runs tool calls.
@@ -75,6 +81,9 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 	entry, err := p.resolve(call)
 	if err != nil {
+		return nil, err
+	}
+	if err := p.rateLimit(ctx, entry, call); err != nil {
 		return nil, err
 	}
 	if res := validateArguments(entry, call); res != nil {

@@ -14,3 +14,7 @@ func BenchmarkFindKeyByHash(b *testing.B) {
 func BenchmarkFindSession(b *testing.B) {
 	storetest.BenchFindSession(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
 }
+
+func BenchmarkTakeTokens(b *testing.B) {
+	storetest.BenchTakeTokens(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
+}

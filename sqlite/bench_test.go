@@ -14,3 +14,7 @@ func BenchmarkFindKeyByHash(b *testing.B) {
 func BenchmarkFindSession(b *testing.B) {
 	storetest.BenchFindSession(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
 }
+
+func BenchmarkTakeTokens(b *testing.B) {
+	storetest.BenchTakeTokens(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}

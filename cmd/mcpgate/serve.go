@@ -50,6 +50,7 @@ type ServeConfig struct {
 	// waits for its acknowledgement before it is delivered again.
 	AgentVisibility time.Duration
 	store           storeFlags
+	rateLimit       rateLimitFlag
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -87,6 +88,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c := &m.Config
 	fs := newFlagSet(m.Env, "serve", "serve [flags]")
 	c.store.register(fs)
+	c.rateLimit.register(fs)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
 	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
@@ -198,7 +200,8 @@ func (m *Main) wire() error {
 		return err
 	}
 	m.upstream = m.newUpstream(hub, guard)
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger})
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger,
+		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met})
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
 	m.mcp = m.newMCP(gw, hub)
 	m.subscribe(hub)
@@ -359,6 +362,7 @@ func (m *Main) sweep(ctx context.Context) {
 	} else if n > 0 {
 		m.logger.Info("idle sessions removed", "count", n)
 	}
+	m.sweepRateBuckets(ctx)
 }
 
 // newLogger logs text to stderr at the given level.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -64,5 +65,16 @@ func benchLookup(b *testing.B, lookup func(i int) error) {
 				i++
 			}
 		})
+	})
+}
+
+// BenchTakeTokens measures TakeTokens, the round trip a shared rate limit
+// makes once per leased batch, on 100 buckets that never run dry.
+func BenchTakeTokens(b *testing.B, s mcpgate.Store) {
+	ctx := context.Background()
+	limit := mcpgate.RateLimit{PerMinute: 1 << 40, Burst: 1 << 30}
+	benchLookup(b, func(i int) error {
+		_, _, err := s.TakeTokens(ctx, fmt.Sprintf("user:u%d\nagent", i%100), limit, 1, time.Now())
+		return err
 	})
 }

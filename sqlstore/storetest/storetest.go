@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Generation", generationTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Messages", messageTests()},
+		{"RateBuckets", rateBucketTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
