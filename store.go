@@ -15,6 +15,8 @@ type Store interface {
 	MessageStore
 	PresenceStore
 	SkillHealthStore
+	CallStore
+	IdempotencyStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

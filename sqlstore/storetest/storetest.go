@@ -36,6 +36,8 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Generation", generationTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Messages", messageTests()},
+		{"Calls", callTests()},
+		{"Idempotency", idempotencyTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
