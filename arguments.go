@@ -108,7 +108,7 @@ func writeCanonicalObject(buf *bytes.Buffer, m map[string]any) error {
 func writeCanonicalString(buf *bytes.Buffer, s string) {
 	e := json.NewEncoder(buf)
 	e.SetEscapeHTML(false)
-	_ = e.Encode(s) // a string always encodes
+	_ = e.Encode(s)             // a string always encodes
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 }
 
