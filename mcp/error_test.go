@@ -69,8 +69,8 @@ func TestWriteHTTPError(t *testing.T) {
 	}{
 		{"unauthorized", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "who are you"), 401, "",
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"who are you","data":{"reason":"unauthorized","status":401}}}`},
-		{"idempotency mismatch", mcpgate.Errorf(mcpgate.EMISMATCH, "other args"), map[string]any{"code": -32000.0, "message": "other args",
-			"data": map[string]any{"reason": "idempotency_mismatch", "status": 422.0}}},
+		{"idempotency mismatch", mcpgate.Errorf(mcpgate.EMISMATCH, "other args"), 422, "",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"other args","data":{"reason":"idempotency_mismatch","status":422}}}`},
 		{"forbidden", mcpgate.Errorf(mcpgate.EFORBIDDEN, "no"), 403, "",
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no","data":{"reason":"forbidden","status":403}}}`},
 		{"not found", mcpgate.Errorf(mcpgate.ENOTFOUND, "gone"), 404, "",

@@ -44,8 +44,8 @@ type Options struct {
 	IdempotencyTTL time.Duration
 	// Auditor writes the audit log; optional.
 	Auditor Auditor
-	Logger   *slog.Logger
-	Now      func() time.Time
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 // Pipeline runs tool calls.
