@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 
