@@ -32,6 +32,8 @@ Usage:
   mcpgate agent show ID
   mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include P] [--exclude P] [--base-url URL]
   mcpgate load --url URL --key KEY [flags]         load-test tools/call
+  mcpgate calls list [--agent ID] [--tool T] [--user NAME] [--outcome O] [--since T] [--json]
+                                                   the audit log, newest first
   mcpgate version
 
 Every command takes --data-dir (default ./mcpgate-data) and --db (a
@@ -83,6 +85,8 @@ func Run(ctx context.Context, env *Env, args []string) error {
 		return runImport(ctx, env, rest)
 	case "load":
 		return runLoad(ctx, env, rest)
+	case "calls":
+		return runCalls(ctx, env, rest)
 	case "version", "--version", "-version":
 		return runVersion(env)
 	case "help", "-h", "--help":

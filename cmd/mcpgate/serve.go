@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agentkit"
+	"github.com/mcpgate/mcpgate/audit"
 	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/bus"
@@ -47,7 +48,9 @@ type ServeConfig struct {
 	// AgentVisibility is how long a message delivered to an agent worker
 	// waits for its acknowledgement before it is delivered again.
 	AgentVisibility time.Duration
-	store           storeFlags
+	// Governance holds the idempotency and audit log settings.
+	Governance governanceFlags
+	store      storeFlags
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -62,6 +65,7 @@ type Main struct {
 	mcp      *mcp.Server
 	bus      *bus.Bus
 	upstream *upstream.Manager
+	audit    *audit.Log
 	// demoWorker answers the demo's agent skill in-process (--demo only).
 	demoWorker *agentkit.Worker
 	http       *http.Server
@@ -71,6 +75,7 @@ type Main struct {
 	closers    []func() error
 	workers    sync.WaitGroup // background loops that use the store
 	done       chan struct{}
+	retention  time.Duration // how long the audit log keeps calls
 }
 
 // NewMain returns a Main writing to env.
@@ -81,6 +86,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c := &m.Config
 	fs := newFlagSet(m.Env, "serve", "serve [flags]")
 	c.store.register(fs)
+	c.Governance.register(fs)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
 	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
@@ -189,7 +195,10 @@ func (m *Main) wire() error {
 	if err != nil {
 		return err
 	}
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: backends, Recorder: met, Logger: m.logger})
+	ttl, retention := m.governanceSettings()
+	m.retention = retention
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: backends, Recorder: met, Logger: m.logger,
+		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met)})
 	gateway.Caller, gateway.Upstreams = pipe, m.upstream
 	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
 	srv, err := server.New(&server.Options{
@@ -253,6 +262,7 @@ func (m *Main) start() {
 	m.cancel = cancel
 	m.workers.Go(func() { m.registry.Watch(ctx, m.Config.ReloadEvery) })
 	m.workers.Go(func() { m.sweepSessions(ctx) })
+	m.workers.Go(func() { m.sweepGovernance(ctx, m.retention) })
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}
@@ -284,6 +294,9 @@ func (m *Main) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		errs = append(errs, m.http.Shutdown(ctx))
+	}
+	if m.audit != nil {
+		errs = append(errs, m.audit.Close()) // after the calls in flight, before the store
 	}
 	if m.ln != nil {
 		// Shutdown closes the listener only when Serve ran; Run may have
