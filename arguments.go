@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 )
 
 // HashArguments returns the hex SHA-256 of the tool name and the canonical
@@ -23,11 +24,26 @@ func HashArguments(tool string, args json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return hashCanonical(tool, canon), nil
+}
+
+// HashDecodedArguments is HashArguments of arguments already decoded with
+// json.Decoder.UseNumber, for callers that decode them anyway.
+func HashDecodedArguments(tool string, v any) (string, error) {
+	var buf bytes.Buffer
+	if err := writeCanonical(&buf, v); err != nil {
+		return "", err
+	}
+	return hashCanonical(tool, buf.Bytes()), nil
+}
+
+// hashCanonical hashes a tool name and canonical arguments.
+func hashCanonical(tool string, canon []byte) string {
 	h := sha256.New()
 	h.Write([]byte(tool))
 	h.Write([]byte{0})
 	h.Write(canon)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // CanonicalJSON returns one encoding of the JSON value in raw that every
@@ -112,9 +128,13 @@ func writeCanonicalString(buf *bytes.Buffer, s string) {
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 }
 
-// canonicalNumber writes a JSON number from its value. A number beyond
-// big.Float's exponent range keeps its literal form.
+// canonicalNumber writes a JSON number from its value: an integer below
+// 2^256 in digits, any other number in %g form. A number beyond big.Float's
+// exponent range keeps its literal form.
 func canonicalNumber(s string) string {
+	if plainInteger(s) {
+		return s // the common case, written as the big path would write it
+	}
 	f, _, err := big.ParseFloat(s, 10, 256, big.ToNearestEven)
 	if err != nil || f.IsInf() {
 		return s
@@ -125,7 +145,31 @@ func canonicalNumber(s string) string {
 		}
 		return s // too small for the exponent: keep it apart from 0
 	}
+	if f.IsInt() && f.MantExp(nil) <= 256 {
+		i, _ := f.Int(nil)
+		return i.String() // below 2^256: exact at 256 bits
+	}
 	return f.Text('g', -1)
+}
+
+// maxPlainDigits bounds the integers written digit by digit: 70 decimal
+// digits are below 2^233, exact at 256 bits of precision.
+const maxPlainDigits = 70
+
+// plainInteger reports whether s is an integer as canonical JSON writes it:
+// an optional minus, no leading zero, at most maxPlainDigits digits, and
+// not -0.
+func plainInteger(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || len(digits) > maxPlainDigits || (digits[0] == '0' && (len(digits) > 1 || digits != s)) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // mantissaIsZero reports whether the digits before a number's exponent are

@@ -168,14 +168,18 @@ func (l *Log) Close() error {
 // pipeline did not compute one, the redacted arguments, the result's size.
 func finish(e entry) *mcpgate.CallRecord {
 	rec := e.rec
-	if rec.ArgsHash == "" && len(rec.Arguments) > 0 {
-		rec.ArgsHash, _ = mcpgate.HashArguments(rec.Tool, rec.Arguments)
-	}
 	var schema json.RawMessage
 	if e.tool != nil {
 		schema = e.tool.InputSchema
 	}
-	rec.Arguments = Redact(rec.Arguments, schema)
+	if v, ok := decode(rec.Arguments); ok {
+		if rec.ArgsHash == "" {
+			rec.ArgsHash, _ = mcpgate.HashDecodedArguments(rec.Tool, v)
+		}
+		rec.Arguments = redactDecoded(rec.Arguments, v, schema) // after the hash: it changes v
+	} else {
+		rec.Arguments = nil
+	}
 	if e.res != nil {
 		if b, err := json.Marshal(e.res); err == nil {
 			rec.ResultBytes = len(b)

@@ -19,12 +19,23 @@ func Redact(args, schema json.RawMessage) json.RawMessage {
 	if len(args) == 0 {
 		return args
 	}
-	d := json.NewDecoder(bytes.NewReader(args))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
+	v, ok := decode(args)
+	if !ok {
 		return nil
 	}
+	return redactDecoded(args, v, schema)
+}
+
+// decode decodes JSON with numbers kept as json.Number.
+func decode(raw json.RawMessage) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	return v, d.Decode(&v) == nil
+}
+
+// redactDecoded is Redact of args decoded as v, which it may change.
+func redactDecoded(args json.RawMessage, v any, schema json.RawMessage) json.RawMessage {
 	var s map[string]any
 	_ = json.Unmarshal(schema, &s) // no schema: names decide alone
 	if !redactValue(v, s) {

@@ -191,7 +191,9 @@ func TestIdempotencyKeys(t *testing.T) {
 	if got, replay := withoutReplayMeta(t, r.Result); got != result || !replay {
 		t.Fatalf("after a restart: %s, want a replay of %s", r.Body, result)
 	}
-	r = s.call(201, "place_order", `{"item":"jam","idempotency_key":"short"}`)
+	if r := s.call(201, "place_order", `{"item":"jam","idempotency_key":"short"}`); r.Error != nil {
+		t.Fatalf("jam: %s", r.Body)
+	}
 	eventually(t, func() bool {
 		again := s.call(202, "place_order", `{"item":"jam","idempotency_key":"short"}`)
 		_, replay := withoutReplayMeta(t, again.Result)
