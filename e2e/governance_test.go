@@ -269,6 +269,18 @@ func checkAudit(t *testing.T, s *shop, url string) {
 	if len(fromAPI.Calls) != 1 || fromAPI.Calls[0].Tool != "fail_order" || fromAPI.Calls[0].CredentialKind != "user_key" {
 		t.Errorf("alice's tool errors: %+v", fromAPI.Calls)
 	}
+	alice := &apiClient{t: t, base: url + "/api/v1", key: s.alice}
+	alice.mustDo("GET", "/calls?since=yesterday", nil, 400, nil)
+	alice.mustDo("GET", "/calls?cursor=!!", nil, 400, nil)
+	alice.mustDo("GET", "/calls?limit=5000", nil, 400, nil)
+	alice.mustDo("GET", "/calls?limit=20", nil, 200, &fromAPI)
+	if len(fromAPI.Calls) != 20 || fromAPI.NextCursor == "" {
+		t.Errorf("a page of 20: %d calls, cursor %q", len(fromAPI.Calls), fromAPI.NextCursor)
+	}
+	table := runCLI(t, s.env, "calls", "list", "--outcome", "tool_error")
+	if !strings.Contains(table, "fail_order") || !strings.Contains(table, "OUTCOME") || strings.Contains(table, "place_order") {
+		t.Errorf("calls list --outcome tool_error:\n%s", table)
+	}
 	bob := &apiClient{t: t, base: url + "/api/v1", key: s.bob}
 	bob.mustDo("GET", "/calls", nil, 200, &fromAPI)
 	if len(fromAPI.Calls) != 0 {

@@ -240,3 +240,56 @@ func TestMarkReplay(t *testing.T) {
 		}
 	}
 }
+
+func TestOutcomeOf(t *testing.T) {
+	ok := &mcpgate.Result{}
+	for _, tc := range []struct {
+		st   callState
+		res  *mcpgate.Result
+		err  error
+		want string
+	}{
+		{callState{}, ok, nil, mcpgate.OutcomeOK},
+		{callState{replayed: true}, ok, nil, mcpgate.OutcomeReplayed},
+		{callState{}, &mcpgate.Result{IsError: true}, nil, mcpgate.OutcomeToolError},
+		{callState{}, &mcpgate.Result{IsError: true, Invalid: mcpgate.Errorf(mcpgate.EINVALID, "x")}, nil, mcpgate.OutcomeInvalid},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.ETIMEOUT, "x"), mcpgate.OutcomeTimeout},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "x"), mcpgate.OutcomeUnavailable},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.ERATELIMIT, "x"), mcpgate.OutcomeRateLimited},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.ECONFLICT, "x"), mcpgate.OutcomeConflict},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.EMISMATCH, "x"), mcpgate.OutcomeConflict},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.EINVALID, "x"), mcpgate.OutcomeInvalid},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "x"), mcpgate.OutcomeRejected},
+		{callState{}, nil, mcpgate.Errorf(mcpgate.ECANCELED, "x"), mcpgate.OutcomeRejected},
+	} {
+		if got := outcomeOf(&tc.st, tc.res, tc.err); got != tc.want {
+			t.Errorf("outcomeOf(%+v, %v) = %s, want %s", tc.res, tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestIdempotencyTimeoutReleases checks the pipeline's own timeout: the
+// key is released and the audit record says timeout.
+func TestIdempotencyTimeoutReleases(t *testing.T) {
+	calls := 0
+	h, a := newIdemHarness(t, func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		calls++
+		if calls == 1 {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return &mcpgate.Result{}, nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	<-ctx.Done()
+	if _, err := h.keyedCall(ctx, "echo", `{"idempotency_key":"k"}`); err == nil {
+		t.Fatal("a canceled call succeeded")
+	}
+	if _, err := h.keyedCall(context.Background(), "echo", `{"idempotency_key":"k"}`); err != nil {
+		t.Fatalf("retry after a failed call: %v", err)
+	}
+	if got := a.outcomes(); len(got) != 2 || got[1] != mcpgate.OutcomeOK {
+		t.Fatalf("outcomes %v", got)
+	}
+}
