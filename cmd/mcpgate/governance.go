@@ -32,6 +32,17 @@ func (g *governanceFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&g.CallRetention, "call-retention", 0, "how long the audit log keeps calls (default: call_retention from --config, else 720h)")
 }
 
+// problem names a flag value serve cannot run with, or returns "".
+func (g *governanceFlags) problem() string {
+	switch {
+	case g.IdempotencyTTL < 0:
+		return "--idempotency-ttl must be a positive duration such as 24h"
+	case g.CallRetention < 0:
+		return "--call-retention must be a positive duration such as 720h"
+	}
+	return ""
+}
+
 // governanceSettings resolves the flags against the config file: a flag
 // wins, then the file, then the default.
 func (m *Main) governanceSettings() (ttl, retention time.Duration) {

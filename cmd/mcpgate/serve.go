@@ -120,6 +120,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--max-body-bytes must be positive"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
+	default:
+		problem = c.Governance.problem()
 	}
 	if problem != "" {
 		fmt.Fprintln(env.Stderr, "mcpgate serve:", problem)
