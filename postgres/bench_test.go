@@ -14,3 +14,11 @@ func BenchmarkFindKeyByHash(b *testing.B) {
 func BenchmarkFindSession(b *testing.B) {
 	storetest.BenchFindSession(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
 }
+
+func BenchmarkIdempotency(b *testing.B) {
+	storetest.BenchIdempotency(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
+}
+
+func BenchmarkInsertCalls(b *testing.B) {
+	storetest.BenchInsertCalls(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
+}

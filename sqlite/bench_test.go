@@ -14,3 +14,11 @@ func BenchmarkFindKeyByHash(b *testing.B) {
 func BenchmarkFindSession(b *testing.B) {
 	storetest.BenchFindSession(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
 }
+
+func BenchmarkIdempotency(b *testing.B) {
+	storetest.BenchIdempotency(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}
+
+func BenchmarkInsertCalls(b *testing.B) {
+	storetest.BenchInsertCalls(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}
