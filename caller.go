@@ -16,13 +16,15 @@ type Caller struct {
 	// AgentKeyID is the ID of the agent key that made the call; "" for
 	// users.
 	AgentKeyID string
-	// Kind says how the caller authenticated.
-	Kind CredentialKind
+	// Kind says how the caller authenticated, and CredentialID which key
+	// or token it was (its ID, never its secret), for the audit log.
+	Kind         CredentialKind
+	CredentialID string
 }
 
 // Caller returns who holds the credential, without the credential.
 func (c *Credential) Caller() Caller {
-	cl := Caller{Identity: c.Identity(), UserID: c.UserID, Kind: c.Kind}
+	cl := Caller{Identity: c.Identity(), UserID: c.UserID, Kind: c.Kind, CredentialID: c.ID}
 	if c.Kind == CredentialAgentKey {
 		cl.AgentKeyID = c.ID
 	}

@@ -19,6 +19,7 @@ const (
 	EUNAVAILABLE  = "agent_service_unavailable" // the backend cannot take calls right now
 	ERATELIMIT    = "rate_limited"              // the caller must slow down
 	ECANCELED     = "canceled"                  // the caller canceled the request
+	EMISMATCH     = "idempotency_mismatch"      // an idempotency key was reused for another call
 )
 
 // Error is an error with a code and a message meant for the user. Errors

@@ -16,6 +16,8 @@ type Store interface {
 	PresenceStore
 	SkillHealthStore
 	RateBucketStore
+	CallStore
+	IdempotencyStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

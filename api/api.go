@@ -64,6 +64,8 @@ func (s *Server) apiRouteTable() []apiRoute {
 		{"POST", apiPrefix + "/agent/inbox/ack", s.worker(s.handleInboxAck)},
 		{"POST", apiPrefix + "/channels/{id}/messages", s.worker(s.handleMessagePost)},
 		{"GET", apiPrefix + "/channels/{id}/messages", s.authed(s.handleMessageList)},
+		{"GET", apiPrefix + "/calls", s.authed(s.handleCallList)},
+		{"GET", apiPrefix + "/calls/{id}", s.authed(s.handleCallGet)},
 	}
 }
 

@@ -17,6 +17,7 @@ type Store interface {
 	KeyStore
 	SkillStore
 	MessageStore
+	CallStore
 }
 
 // UserStore keeps users (mcpgate.UserStore).
@@ -62,6 +63,12 @@ type MessageStore interface {
 	ListMessages(ctx context.Context, channelID string, afterSeq int64, limit int) ([]*mcpgate.Message, error)
 	ClaimMessages(ctx context.Context, agentID, skill string, now time.Time, visibility time.Duration, limit int) ([]*mcpgate.Message, error)
 	AckMessage(ctx context.Context, agentID, id string) error
+}
+
+// CallStore reads the audit log (mcpgate.CallStore).
+type CallStore interface {
+	ListCalls(ctx context.Context, f mcpgate.CallFilter) ([]*mcpgate.CallRecord, string, error)
+	FindCall(ctx context.Context, id string) (*mcpgate.CallRecord, error)
 }
 
 // SkillEditor changes one skill of an agent the one way skills change

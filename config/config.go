@@ -40,6 +40,12 @@ type Config struct {
 	File   string
 	Users  []*User
 	Agents []*Agent
+	// IdempotencyTTL (idempotency_ttl) is how long a call's result is
+	// replayed for its idempotency key; 0 when the file sets none.
+	IdempotencyTTL mcpgate.Duration
+	// CallRetention (call_retention) is how long the audit log keeps a
+	// call; 0 when the file sets none.
+	CallRetention mcpgate.Duration
 }
 
 // User is a user the file declares.
@@ -142,10 +148,11 @@ func (d *decoder) syntaxError(err error) {
 
 // config reads the top level of the file.
 func (d *decoder) config(root *yaml.Node, c *Config) {
-	f := d.fields(root, "", []string{"users", "agents"})
+	f := d.fields(root, "", []string{"users", "agents", "idempotency_ttl", "call_retention"})
 	if f == nil {
 		return
 	}
+	c.IdempotencyTTL, c.CallRetention = d.duration(f, "idempotency_ttl"), d.duration(f, "call_retention")
 	c.Users = d.users(f)
 	c.Agents = d.agents(f, c.Users)
 }

@@ -38,7 +38,9 @@ func TestParseErrors(t *testing.T) {
 		name, file, want string
 	}{
 		{"syntax", "users:\n\t- name: a\n", `mcpgate.yaml:2: found character that cannot start any token`},
-		{"not a mapping", "- a\n", `mcpgate.yaml:1: must be a mapping of users, agents`},
+		// The message names every top-level field, idempotency_ttl and
+		// call_retention (issue 13) included.
+		{"not a mapping", "- a\n", `mcpgate.yaml:1: must be a mapping of users, agents, idempotency_ttl, call_retention`},
 		{"two documents", "users: []\n---\nagents: []\n", `mcpgate.yaml:2: the file holds more than one YAML document; keep only one`},
 		{"unknown top field", "agent:\n  - id: x\n", `mcpgate.yaml:1: unknown field "agent"; did you mean "agents"?`},
 		{"unknown field far from any", "users:\n  - name: a\n    colour: red\n",

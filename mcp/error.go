@@ -44,7 +44,7 @@ type errorData struct {
 // EINVALID → -32602, ENOTFOUND → -32601, ETIMEOUT → -32003, ECANCELED →
 // -32800, EINTERNAL → -32603 with a generic message (the caller logs the real
 // error), and every gateway condition (EUNAUTHORIZED, EFORBIDDEN, ECONFLICT,
-// ERATELIMIT, EUNAVAILABLE, ETOOLARGE, ...) → -32000 with data {reason,
+// EMISMATCH, ERATELIMIT, EUNAVAILABLE, ETOOLARGE, ...) → -32000 with data {reason,
 // status, retry_after_ms?}.
 func toRPCError(err error) *rpcError {
 	var relayed *mcpgate.RPCError
@@ -101,6 +101,8 @@ func HTTPStatus(code string) int {
 		return http.StatusBadRequest
 	case mcpgate.ECONFLICT:
 		return http.StatusConflict
+	case mcpgate.EMISMATCH:
+		return http.StatusUnprocessableEntity
 	case mcpgate.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
 	case mcpgate.ERATELIMIT:
@@ -115,7 +117,7 @@ func HTTPStatus(code string) int {
 
 // WriteHTTPError writes err as an HTTP error: the status comes from its
 // mcpgate code (EUNAUTHORIZED 401, EFORBIDDEN 403, ENOTFOUND 404, EINVALID
-// 400, ECONFLICT 409, ETOOLARGE 413, ERATELIMIT 429, ETIMEOUT 504,
+// 400, ECONFLICT 409, EMISMATCH 422, ETOOLARGE 413, ERATELIMIT 429, ETIMEOUT 504,
 // EUNAVAILABLE 503, else 500) and the body is a JSON-RPC error with a null id
 // and data {reason, status, retry_after_ms?}. A 429 also gets Retry-After.
 // Headers such as WWW-Authenticate must be set before calling it.

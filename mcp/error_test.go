@@ -29,6 +29,8 @@ func TestGatewayErrors(t *testing.T) {
 			"data": map[string]any{"reason": "rate_limited", "status": 429.0, "retry_after_ms": 1500.0}}},
 		{"conflict", mcpgate.Errorf(mcpgate.ECONFLICT, "in flight"), map[string]any{"code": -32000.0, "message": "in flight",
 			"data": map[string]any{"reason": "conflict", "status": 409.0}}},
+		{"idempotency mismatch", mcpgate.Errorf(mcpgate.EMISMATCH, "other args"), map[string]any{"code": -32000.0, "message": "other args",
+			"data": map[string]any{"reason": "idempotency_mismatch", "status": 422.0}}},
 		{"forbidden", mcpgate.Errorf(mcpgate.EFORBIDDEN, "no"), map[string]any{"code": -32000.0, "message": "no",
 			"data": map[string]any{"reason": "forbidden", "status": 403.0}}},
 		{"cancelled", mcpgate.Errorf(mcpgate.ECANCELED, "gone"), map[string]any{"code": -32800.0, "message": "Request cancelled"}},
@@ -67,6 +69,8 @@ func TestWriteHTTPError(t *testing.T) {
 	}{
 		{"unauthorized", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "who are you"), 401, "",
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"who are you","data":{"reason":"unauthorized","status":401}}}`},
+		{"idempotency mismatch", mcpgate.Errorf(mcpgate.EMISMATCH, "other args"), 422, "",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"other args","data":{"reason":"idempotency_mismatch","status":422}}}`},
 		{"forbidden", mcpgate.Errorf(mcpgate.EFORBIDDEN, "no"), 403, "",
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no","data":{"reason":"forbidden","status":403}}}`},
 		{"not found", mcpgate.Errorf(mcpgate.ENOTFOUND, "gone"), 404, "",

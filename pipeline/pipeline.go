@@ -1,7 +1,8 @@
 // Package pipeline runs every tools/call through the gateway's stages in
-// one fixed order: resolve the tool, validate the arguments, pass the
-// approval gate, dispatch to the skill's backend under its deadline, check
-// the output, and record the outcome. Authentication and authorization
+// one fixed order: resolve the tool, claim its idempotency key, validate
+// the arguments, pass the approval gate, dispatch to the skill's backend
+// under its deadline, check the output, and record the outcome (metrics
+// and the audit log). Authentication and authorization
 // happen before, at the HTTP edge, because sessions are bound to them.
 //
 // Stages never know which backend runs a call, and backends never know
@@ -35,6 +36,14 @@ type Options struct {
 	Tables   Tables                                // required
 	Backends map[mcpgate.SkillKind]mcpgate.Backend // by skill kind
 	Recorder Recorder                              // optional
+	// Idempotency keeps idempotency keys; nil turns the stage off (a key
+	// is still taken out of the arguments).
+	Idempotency IdempotencyStore
+	// IdempotencyTTL is how long a key's result is replayed; 0 means
+	// DefaultIdempotencyTTL.
+	IdempotencyTTL time.Duration
+	// Auditor writes the audit log; optional.
+	Auditor Auditor
 	Logger   *slog.Logger
 	Now      func() time.Time
 
@@ -72,13 +81,16 @@ func New(opts *Options) *Pipeline {
 // failures, including invalid arguments, are results with IsError.
 func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 	start := p.opts.Now()
-	res, err := p.run(ctx, call)
-	p.record(call, res, err, p.opts.Now().Sub(start))
+	st := &callState{}
+	res, err := p.run(ctx, call, st)
+	d := p.opts.Now().Sub(start)
+	p.record(call, res, err, d)
+	p.audit(call, st, res, err, start, d)
 	return res, err
 }
 
 // run is Call without the recording.
-func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
 	entry, err := p.resolve(call)
 	if err != nil {
 		return nil, err
@@ -86,6 +98,11 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result
 	if err := p.rateLimit(ctx, entry, call); err != nil {
 		return nil, err
 	}
+	return p.idempotency(ctx, entry, call, st, p.execute)
+}
+
+// execute runs the stages after idempotency.
+func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, _ *callState) (*mcpgate.Result, error) {
 	if res := validateArguments(entry, call); res != nil {
 		return res, nil
 	}

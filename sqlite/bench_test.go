@@ -18,3 +18,11 @@ func BenchmarkFindSession(b *testing.B) {
 func BenchmarkTakeTokens(b *testing.B) {
 	storetest.BenchTakeTokens(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
 }
+
+func BenchmarkIdempotency(b *testing.B) {
+	storetest.BenchIdempotency(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}
+
+func BenchmarkInsertCalls(b *testing.B) {
+	storetest.BenchInsertCalls(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}

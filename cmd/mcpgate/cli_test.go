@@ -286,6 +286,8 @@ func TestServeRefusesBadFlagValues(t *testing.T) {
 		{"--reload-every", "-1s"},
 		{"--max-body-bytes", "0"},
 		{"--page-size", "-3"},
+		{"--idempotency-ttl", "-1s"},
+		{"--call-retention", "-1h"},
 	} {
 		var stderr strings.Builder
 		m := NewMain(&Env{Stdout: io.Discard, Stderr: &stderr, LookupEnv: func(string) (string, bool) { return "", false }})

@@ -36,6 +36,8 @@ Usage:
   mcpgate agent show ID
   mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include P] [--exclude P] [--prefix P] [--base-url URL] [--allow-private]
   mcpgate load [--url URL] [--key KEY] [--tool NAME] [--args JSON] [--sessions N] [--duration D] [--requests N] [--pid PID]
+  mcpgate calls list [--agent ID] [--tool T] [--user NAME] [--outcome O] [--since T] [--until T] [--limit N] [--cursor C] [--json]
+                                                   the audit log, newest first
   mcpgate version
   mcpgate help [COMMAND [SUBCOMMAND]]               a command's flags and their defaults
 
@@ -91,6 +93,8 @@ func Run(ctx context.Context, env *Env, args []string) error {
 		return runImport(ctx, env, rest)
 	case "load":
 		return runLoad(ctx, env, rest)
+	case "calls":
+		return runCalls(ctx, env, rest)
 	case "version", "--version", "-version":
 		return runVersion(env)
 	case "help", "-h", "--help":

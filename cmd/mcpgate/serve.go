@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agentkit"
+	"github.com/mcpgate/mcpgate/audit"
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/demo"
@@ -49,8 +50,10 @@ type ServeConfig struct {
 	// AgentVisibility is how long a message delivered to an agent worker
 	// waits for its acknowledgement before it is delivered again.
 	AgentVisibility time.Duration
-	store           storeFlags
-	rateLimit       rateLimitFlag
+	// Governance holds the idempotency and audit log settings.
+	Governance governanceFlags
+	store      storeFlags
+	rateLimit  rateLimitFlag
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -64,6 +67,7 @@ type Main struct {
 	oauth    *oauth.Server
 	mcp      *mcp.Server
 	upstream *upstream.Manager
+	audit    *audit.Log
 	// demoWorker answers the demo's agent skill in-process (--demo only).
 	demoWorker *agentkit.Worker
 	http       *http.Server
@@ -78,6 +82,7 @@ type Main struct {
 	// metricsHandler the metrics page it serves.
 	metricsLn      net.Listener
 	metricsHandler http.Handler
+	retention  time.Duration // how long the audit log keeps calls
 }
 
 // NewMain returns a Main writing to env.
@@ -89,6 +94,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs := newFlagSet(m.Env, "serve", "serve [flags]")
 	c.store.register(fs)
 	c.rateLimit.register(fs)
+	c.Governance.register(fs)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
 	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
@@ -123,6 +129,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--max-body-bytes must be positive"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
+	default:
+		problem = c.Governance.problem()
 	}
 	if problem != "" {
 		fmt.Fprintln(env.Stderr, "mcpgate serve:", problem)
@@ -200,8 +208,11 @@ func (m *Main) wire() error {
 		return err
 	}
 	m.upstream = m.newUpstream(hub, guard)
+	ttl, retention := m.governanceSettings()
+	m.retention = retention
 	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger,
-		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met})
+		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
+		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met)})
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
 	m.mcp = m.newMCP(gw, hub)
 	m.subscribe(hub)
@@ -257,6 +268,7 @@ func (m *Main) start() {
 	m.cancel = cancel
 	m.workers.Go(func() { m.registry.Watch(ctx, m.Config.ReloadEvery) })
 	m.workers.Go(func() { m.sweepSessions(ctx) })
+	m.workers.Go(func() { m.sweepGovernance(ctx, m.retention) })
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}
@@ -288,6 +300,9 @@ func (m *Main) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		errs = append(errs, m.http.Shutdown(ctx))
+	}
+	if m.audit != nil {
+		errs = append(errs, m.audit.Close()) // after the calls in flight, before the store
 	}
 	if m.ln != nil {
 		// Shutdown closes the listener only when Serve ran; Run may have

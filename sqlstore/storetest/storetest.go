@@ -37,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Concurrency", concurrencyTests()},
 		{"Messages", messageTests()},
 		{"RateBuckets", rateBucketTests()},
+		{"Calls", callTests()},
+		{"Idempotency", idempotencyTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

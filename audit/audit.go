@@ -1,0 +1,189 @@
+// Package audit writes the audit log: one row per tools/call, queued by
+// the pipeline without blocking and written in batches by a background
+// goroutine, with sensitive argument values redacted before they are
+// stored.
+//
+// The package must not import the transport, a backend, the pipeline or a
+// concrete store: it writes through the small Store interface below.
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Store is where the log goes.
+type Store interface {
+	InsertCalls(ctx context.Context, calls []*mcpgate.CallRecord) error
+}
+
+// Dropper counts records dropped because the queue was full.
+type Dropper interface {
+	AuditDropped()
+}
+
+// Options configure a Log.
+type Options struct {
+	Store Store // required
+	// QueueSize bounds the records waiting to be written; 0 means 8192.
+	QueueSize int
+	// BatchSize is the most records one write takes; 0 means 500.
+	BatchSize int
+	// FlushEvery is how long a record may wait for its batch to fill; 0
+	// means 500 ms.
+	FlushEvery time.Duration
+	Dropped    Dropper // optional
+	Logger     *slog.Logger
+}
+
+// entry is one queued record with what finishing it needs.
+type entry struct {
+	rec  *mcpgate.CallRecord
+	tool *mcpgate.Tool
+	res  *mcpgate.Result
+}
+
+// Log is the audit log's writer. Audit queues; Run writes; Close flushes.
+type Log struct {
+	opts    Options
+	queue   chan entry
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	drops   atomic.Int64
+	lastLog atomic.Int64 // unix seconds of the last "dropped" warning
+}
+
+// New returns a Log; call Run in a goroutine, and Close at shutdown.
+func New(opts *Options) *Log {
+	l := &Log{opts: *opts, stop: make(chan struct{}), done: make(chan struct{})}
+	if l.opts.QueueSize <= 0 {
+		l.opts.QueueSize = 8192
+	}
+	if l.opts.BatchSize <= 0 {
+		l.opts.BatchSize = 500
+	}
+	if l.opts.FlushEvery <= 0 {
+		l.opts.FlushEvery = 500 * time.Millisecond
+	}
+	if l.opts.Logger == nil {
+		l.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	l.queue = make(chan entry, l.opts.QueueSize)
+	return l
+}
+
+// Audit queues a record without ever blocking: when the queue is full the
+// record is dropped, counted, and a warning logged at most once a minute.
+func (l *Log) Audit(rec *mcpgate.CallRecord, tool *mcpgate.Tool, res *mcpgate.Result) {
+	select {
+	case l.queue <- entry{rec, tool, res}:
+	default:
+		l.dropped()
+	}
+}
+
+// dropped counts a dropped record.
+func (l *Log) dropped() {
+	n := l.drops.Add(1)
+	if l.opts.Dropped != nil {
+		l.opts.Dropped.AuditDropped()
+	}
+	now := time.Now().Unix()
+	if last := l.lastLog.Load(); now-last >= 60 && l.lastLog.CompareAndSwap(last, now) {
+		l.opts.Logger.Warn("audit log queue full: call records dropped", "dropped_total", n)
+	}
+}
+
+// Dropped returns how many records were dropped so far.
+func (l *Log) Dropped() int64 { return l.drops.Load() }
+
+// Run writes queued records in batches until Close, then writes what is
+// left.
+func (l *Log) Run() {
+	defer close(l.done)
+	tick := time.NewTicker(l.opts.FlushEvery)
+	defer tick.Stop()
+	batch := make([]*mcpgate.CallRecord, 0, l.opts.BatchSize)
+	for {
+		select {
+		case e := <-l.queue:
+			if batch = append(batch, finish(e)); len(batch) >= l.opts.BatchSize {
+				batch = l.write(batch)
+			}
+		case <-tick.C:
+			batch = l.write(batch)
+		case <-l.stop:
+			l.drain(batch)
+			return
+		}
+	}
+}
+
+// drain writes the batch and everything still queued.
+func (l *Log) drain(batch []*mcpgate.CallRecord) {
+	for {
+		select {
+		case e := <-l.queue:
+			if batch = append(batch, finish(e)); len(batch) >= l.opts.BatchSize {
+				batch = l.write(batch)
+			}
+		default:
+			l.write(batch)
+			return
+		}
+	}
+}
+
+// write stores a batch and returns it emptied. A failed write is logged
+// and its records are lost: the log must never hold calls up.
+func (l *Log) write(batch []*mcpgate.CallRecord) []*mcpgate.CallRecord {
+	if len(batch) == 0 {
+		return batch
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.opts.Store.InsertCalls(ctx, batch); err != nil {
+		l.opts.Logger.Error("audit log write failed", "records", len(batch), "err", err)
+	}
+	clear(batch)
+	return batch[:0]
+}
+
+// Close stops Run after it has written every queued record. Records
+// queued after Close are dropped.
+func (l *Log) Close() error {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+	return nil
+}
+
+// finish completes a record off the hot path: the arguments' hash when the
+// pipeline did not compute one, the redacted arguments, the result's size.
+func finish(e entry) *mcpgate.CallRecord {
+	rec := e.rec
+	var schema json.RawMessage
+	if e.tool != nil {
+		schema = e.tool.InputSchema
+	}
+	if v, ok := decode(rec.Arguments); ok {
+		if rec.ArgsHash == "" {
+			rec.ArgsHash, _ = mcpgate.HashDecodedArguments(rec.Tool, v)
+		}
+		rec.Arguments = redactDecoded(rec.Arguments, v, schema) // after the hash: it changes v
+	} else {
+		rec.Arguments = nil
+	}
+	if e.res != nil {
+		if b, err := json.Marshal(e.res); err == nil {
+			rec.ResultBytes = len(b)
+		}
+	}
+	return rec
+}

@@ -1,0 +1,93 @@
+package audit_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/audit"
+	"github.com/mcpgate/mcpgate/sqlite"
+)
+
+// blockingStore holds every write until released, to fill the queue.
+type blockingStore struct {
+	audit.Store
+	release chan struct{}
+}
+
+func (b *blockingStore) InsertCalls(ctx context.Context, calls []*mcpgate.CallRecord) error {
+	<-b.release
+	return b.Store.InsertCalls(ctx, calls)
+}
+
+func mustStore(t *testing.T) mcpgate.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mcpgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func record(i int) *mcpgate.CallRecord {
+	return &mcpgate.CallRecord{AgentID: "a", Tool: "t", Outcome: mcpgate.OutcomeOK, Arguments: json.RawMessage(`{"password":"p","n":1}`)}
+}
+
+// TestCloseFlushes queues more records than one batch and closes: every
+// record is written, redacted, with its hash and result size.
+func TestCloseFlushes(t *testing.T) {
+	s := mustStore(t)
+	l := audit.New(&audit.Options{Store: s, BatchSize: 7})
+	go l.Run()
+	for i := range 50 {
+		l.Audit(record(i), &mcpgate.Tool{Name: "t"}, &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("hi")}})
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	calls, _, err := s.ListCalls(context.Background(), mcpgate.CallFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 50 {
+		t.Fatalf("%d calls written, want 50", len(calls))
+	}
+	c := calls[0]
+	if string(c.Arguments) != `{"n":1,"password":"[REDACTED]"}` || c.ArgsHash == "" || c.ResultBytes != len(`{"content":[{"type":"text","text":"hi"}]}`) {
+		t.Fatalf("record %+v", c)
+	}
+}
+
+// TestFullQueueDrops fills the queue while the writer is held: Audit never
+// blocks, the overflow is counted, and what was queued is still written.
+func TestFullQueueDrops(t *testing.T) {
+	s := mustStore(t)
+	b := &blockingStore{Store: s, release: make(chan struct{})}
+	drops := &counter{}
+	l := audit.New(&audit.Options{Store: b, QueueSize: 4, BatchSize: 1, Dropped: drops})
+	go l.Run()
+	for i := range 20 {
+		l.Audit(record(i), nil, nil) // must return at once although nothing is written
+	}
+	if l.Dropped() < 20-4-2 || drops.n.Load() != l.Dropped() {
+		t.Fatalf("dropped %d (metric %d), want at least 14", l.Dropped(), drops.n.Load())
+	}
+	close(b.release)
+	l.Close()
+	calls, _, err := s.ListCalls(context.Background(), mcpgate.CallFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(calls))+l.Dropped() != 20 {
+		t.Fatalf("%d written + %d dropped, want 20", len(calls), l.Dropped())
+	}
+}
+
+// counter is a Dropper.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) AuditDropped() { c.n.Add(1) }

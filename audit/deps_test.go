@@ -1,0 +1,13 @@
+package audit
+
+import (
+	"testing"
+
+	"github.com/mcpgate/mcpgate/internal/deptest"
+)
+
+// TestImports keeps the audit log on the standard library and the root
+// package.
+func TestImports(t *testing.T) {
+	deptest.Check(t, "github.com/mcpgate/mcpgate")
+}

@@ -1,0 +1,191 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+const callColumns = `id, at, credential_kind, credential_id, user_id, agent_id, skill, tool, args_hash, arguments,
+	outcome, duration_us, result_bytes, session_id, idempotency_key, error`
+
+// callColumnCount is how many columns callColumns names.
+const callColumnCount = 16
+
+// callBatch is how many calls one INSERT writes, well under both engines'
+// limits on bound parameters.
+const callBatch = 100
+
+// InsertCalls stores the records in batches, setting an ID on those
+// without one and normalizing their times.
+func (s *Store) InsertCalls(ctx context.Context, calls []*mcpgate.CallRecord) error {
+	for len(calls) > 0 {
+		n := min(len(calls), callBatch)
+		if err := s.insertCalls(ctx, calls[:n]); err != nil {
+			return err
+		}
+		calls = calls[n:]
+	}
+	return nil
+}
+
+// insertCalls writes one batch in one statement.
+func (s *Store) insertCalls(ctx context.Context, calls []*mcpgate.CallRecord) error {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO calls (` + callColumns + `) VALUES `)
+	args := make([]any, 0, len(calls)*callColumnCount)
+	for i, c := range calls {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteByte('(')
+		for j := range callColumnCount {
+			if j > 0 {
+				q.WriteByte(',')
+			}
+			fmt.Fprintf(&q, "$%d", i*callColumnCount+j+1)
+		}
+		q.WriteByte(')')
+		args = append(args, callArgs(c)...)
+	}
+	if _, err := s.write.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("insert %d calls: %w", len(calls), err)
+	}
+	return nil
+}
+
+// callArgs fills in c's ID and time and returns its column values.
+func callArgs(c *mcpgate.CallRecord) []any {
+	if c.ID == "" {
+		c.ID = mcpgate.NewID("call_")
+	}
+	if c.Time.IsZero() {
+		c.Time = now()
+	}
+	c.Time = normalize(c.Time)
+	return []any{c.ID, micros(c.Time), string(c.CredentialKind), c.CredentialID, c.UserID, c.AgentID, c.Skill, c.Tool,
+		c.ArgsHash, nullString(string(c.Arguments)), c.Outcome, c.Duration.Microseconds(), c.ResultBytes,
+		c.SessionID, c.IdempotencyKey, c.Error}
+}
+
+// ListCalls returns the calls f selects, newest first, one page at a time.
+func (s *Store) ListCalls(ctx context.Context, f mcpgate.CallFilter) ([]*mcpgate.CallRecord, string, error) {
+	w, err := callWhere(f)
+	if err != nil {
+		return nil, "", err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, 1000)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+callColumns+` FROM calls`+w.String()+
+		fmt.Sprintf(` ORDER BY at DESC, id DESC LIMIT %d`, limit+1), w.args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list calls: %w", err)
+	}
+	calls, err := collect(rows, scanCall)
+	if err != nil || len(calls) <= limit {
+		return calls, "", err
+	}
+	last := calls[limit-1]
+	return calls[:limit], encodeCallCursor(last), nil
+}
+
+// callWhere turns a filter into a WHERE clause.
+func callWhere(f mcpgate.CallFilter) (*where, error) {
+	w := &where{}
+	w.equal("agent_id", f.AgentID)
+	w.equal("tool", f.Tool)
+	w.equal("user_id", f.UserID)
+	w.equal("outcome", f.Outcome)
+	if f.OwnerID != "" {
+		w.cond("agent_id IN (SELECT id FROM agents WHERE owner_id = $%d)", f.OwnerID)
+	}
+	if !f.Since.IsZero() {
+		w.cond("at >= $%d", micros(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.cond("at < $%d", micros(f.Until))
+	}
+	if f.Cursor != "" {
+		at, id, err := decodeCallCursor(f.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		w.args = append(w.args, at, id)
+		n := len(w.args)
+		w.conds = append(w.conds, fmt.Sprintf("(at < $%d OR (at = $%d AND id < $%d))", n-1, n-1, n))
+	}
+	return w, nil
+}
+
+// cond adds a condition whose one parameter is written %d in format.
+func (w *where) cond(format string, value any) {
+	w.args = append(w.args, value)
+	w.conds = append(w.conds, fmt.Sprintf(format, len(w.args)))
+}
+
+// encodeCallCursor names the position after c in a listing.
+func encodeCallCursor(c *mcpgate.CallRecord) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(micros(c.Time), 10) + ":" + c.ID))
+}
+
+// decodeCallCursor reads a cursor of encodeCallCursor.
+func decodeCallCursor(cursor string) (int64, string, error) {
+	bad := mcpgate.Errorf(mcpgate.EINVALID, "cursor %q is not one this listing gave", cursor)
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return 0, "", bad
+	}
+	at, id, ok := strings.Cut(string(b), ":")
+	v, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || id == "" {
+		return 0, "", bad
+	}
+	return v, id, nil
+}
+
+// FindCall returns one call; ENOTFOUND if unknown.
+func (s *Store) FindCall(ctx context.Context, id string) (*mcpgate.CallRecord, error) {
+	c, err := scanCall(s.read.QueryRowContext(ctx, `SELECT `+callColumns+` FROM calls WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "call %q not found", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("find call %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// DeleteCallsBefore deletes at most limit of the oldest calls before t.
+func (s *Store) DeleteCallsBefore(ctx context.Context, t time.Time, limit int) (int64, error) {
+	res, err := s.write.ExecContext(ctx, `DELETE FROM calls WHERE id IN
+		(SELECT id FROM calls WHERE at < $1 ORDER BY at LIMIT $2)`, micros(t), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete calls before %v: %w", t, err)
+	}
+	return res.RowsAffected()
+}
+
+func scanCall(row scanner) (*mcpgate.CallRecord, error) {
+	var c mcpgate.CallRecord
+	var at, dur int64
+	var args sql.NullString
+	err := row.Scan(&c.ID, &at, &c.CredentialKind, &c.CredentialID, &c.UserID, &c.AgentID, &c.Skill, &c.Tool,
+		&c.ArgsHash, &args, &c.Outcome, &dur, &c.ResultBytes, &c.SessionID, &c.IdempotencyKey, &c.Error)
+	if err != nil {
+		return nil, err
+	}
+	c.Time, c.Duration = fromMicros(at), time.Duration(dur)*time.Microsecond
+	if args.Valid {
+		c.Arguments = []byte(args.String)
+	}
+	return &c, nil
+}
