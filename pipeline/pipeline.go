@@ -44,8 +44,8 @@ type Options struct {
 	IdempotencyTTL time.Duration
 	// Auditor writes the audit log; optional.
 	Auditor Auditor
-	Logger   *slog.Logger
-	Now      func() time.Time
+	Logger  *slog.Logger
+	Now     func() time.Time
 
 	// Limiter enforces rate limits; DefaultRateLimit applies to skills and
 	// tools without one of their own. LimitRecorder counts refusals.

@@ -82,7 +82,7 @@ type Main struct {
 	// metricsHandler the metrics page it serves.
 	metricsLn      net.Listener
 	metricsHandler http.Handler
-	retention  time.Duration // how long the audit log keeps calls
+	retention      time.Duration // how long the audit log keeps calls
 }
 
 // NewMain returns a Main writing to env.
