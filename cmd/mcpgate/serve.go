@@ -30,6 +30,7 @@ import (
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
 	"github.com/mcpgate/mcpgate/skilledit"
+	"github.com/mcpgate/mcpgate/ui"
 	"github.com/mcpgate/mcpgate/upstream"
 )
 
@@ -205,6 +206,10 @@ func (m *Main) wire() error {
 		MCP: m.mcp, Metrics: met, PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
+		UI: ui.New(&ui.Options{
+			Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
+			Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
+		}),
 	})
 	if err != nil {
 		return err
