@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -94,12 +96,24 @@ func (h *Handler) agentMCP(w http.ResponseWriter, r *http.Request, u *mcpgate.Us
 	return redirect(w, r, "/ui/agents/"+a.ID+"/")
 }
 
-// clientConfig is a copy-ready MCP client configuration for an agent.
+// clientServer is one server of an MCP client's configuration, in the
+// order people read it.
+type clientServer struct {
+	Type    string            `json:"type"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// clientConfig is a copy-ready MCP client configuration for an agent
+// (the "mcpServers" shape most clients read), with a placeholder key.
 func clientConfig(agentID, url string) string {
-	cfg := map[string]any{"mcpServers": map[string]any{agentID: map[string]any{
-		"type": "http", "url": url,
-		"headers": map[string]string{"Authorization": "Bearer <your API key>"},
+	cfg := map[string]any{"mcpServers": map[string]clientServer{agentID: {
+		Type: "http", URL: url, Headers: map[string]string{"Authorization": "Bearer <your API key>"},
 	}}}
-	b, _ := json.MarshalIndent(cfg, "", "  ")
-	return string(b)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // shown in a page that escapes it, and copied as is
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(cfg)
+	return strings.TrimSpace(buf.String())
 }

@@ -2,6 +2,8 @@ package ui_test
 
 import (
 	"context"
+	"encoding/json"
+	"html"
 	"net/http"
 	"net/url"
 	"slices"
@@ -330,4 +332,22 @@ func TestOverviewApprovals(t *testing.T) {
 	}
 	f := mustFixture(t, func(o *ui.Options) { o.Approvals = approvals{} })
 	mustContain(t, mustGet(t, f.mustSignIn(t, "alice"), "/ui/"), "<strong>3</strong> pending approvals")
+}
+
+// TestClientConfig shows a client configuration that parses as JSON with
+// the agent's MCP URL and a readable placeholder.
+func TestClientConfig(t *testing.T) {
+	f := mustFixture(t, nil)
+	page := mustGet(t, f.mustSignIn(t, "alice"), "/ui/agents/shop/")
+	_, rest, _ := strings.Cut(page, `<textarea id="mcp-config" rows="10" readonly class="copy">`)
+	text, _, _ := strings.Cut(rest, "</textarea>")
+	var cfg struct {
+		MCPServers map[string]struct{ Type, URL string } `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(text)), &cfg); err != nil {
+		t.Fatalf("%v:\n%s", err, text)
+	}
+	if s := cfg.MCPServers["shop"]; s.URL != f.http.URL+"/shop/mcp" || s.Type != "http" || !strings.Contains(html.UnescapeString(text), "Bearer <your API key>") {
+		t.Fatalf("config:\n%s", text)
+	}
 }
