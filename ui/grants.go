@@ -12,24 +12,45 @@ type grantRow struct {
 	Client *mcpgate.OAuthClient // nil for a client known by its metadata document
 }
 
+// grantsPage is what the OAuth page shows.
+type grantsPage struct {
+	Grants  []grantRow
+	Clients []*mcpgate.OAuthClient // every registered client, for admins
+}
+
 // grantList shows the OAuth clients the user granted access to its
-// agents. Admins see their own grants too: a grant is a user's consent,
-// which only that user gives or takes back here.
+// agents, and to admins every registered client. A grant is a user's
+// consent, which only that user takes back here; an admin removes a
+// client, and with it every grant to it.
 func (h *Handler) grantList(w http.ResponseWriter, r *http.Request, u *mcpgate.User) (string, *view, error) {
 	ctx := r.Context()
 	grants, err := h.opts.Store.ListOAuthGrants(ctx, u.ID)
 	if err != nil {
 		return "", nil, err
 	}
-	rows := make([]grantRow, len(grants))
+	p := &grantsPage{Grants: make([]grantRow, len(grants))}
 	for i, g := range grants {
 		c, err := h.opts.Store.FindOAuthClient(ctx, g.ClientID)
 		if err != nil && mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
 			return "", nil, err
 		}
-		rows[i] = grantRow{OAuthGrant: g, Client: c}
+		p.Grants[i] = grantRow{OAuthGrant: g, Client: c}
 	}
-	return "grants", &view{Title: "OAuth clients", Nav: "oauth", Data: rows}, nil
+	if u.Admin {
+		if p.Clients, err = h.opts.Store.ListOAuthClients(ctx); err != nil {
+			return "", nil, err
+		}
+	}
+	return "grants", &view{Title: "OAuth clients", Nav: "oauth", Data: p}, nil
+}
+
+// clientDelete removes a registered client (admins only): every grant to
+// it goes and its tokens stop working.
+func (h *Handler) clientDelete(w http.ResponseWriter, r *http.Request, u *mcpgate.User) (string, *view, error) {
+	if err := h.opts.Store.DeleteOAuthClient(r.Context(), r.PathValue("id"), h.opts.Now()); err != nil {
+		return "", nil, err
+	}
+	return redirect(w, r, "/ui/oauth/")
 }
 
 // grantRevoke takes back one of the user's grants: the client's tokens

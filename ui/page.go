@@ -79,7 +79,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, u *mcpgate.User,
 func (h *Handler) admin(f pageFunc) pageFunc {
 	return func(w http.ResponseWriter, r *http.Request, u *mcpgate.User) (string, *view, error) {
 		if !u.Admin {
-			return "", nil, mcpgate.Errorf(mcpgate.EFORBIDDEN, "Only admin users may manage users.")
+			return "", nil, mcpgate.Errorf(mcpgate.EFORBIDDEN, "Only admin users may do this.")
 		}
 		return f(w, r, u)
 	}

@@ -27,6 +27,8 @@ type Store interface {
 	ListKeys(ctx context.Context, f mcpgate.KeyFilter) ([]*mcpgate.APIKey, error)
 	RevokeKey(ctx context.Context, id string, at time.Time) error
 	FindOAuthClient(ctx context.Context, id string) (*mcpgate.OAuthClient, error)
+	ListOAuthClients(ctx context.Context) ([]*mcpgate.OAuthClient, error)
+	DeleteOAuthClient(ctx context.Context, id string, at time.Time) error
 	ListOAuthGrants(ctx context.Context, userID string) ([]*mcpgate.OAuthGrant, error)
 	RevokeOAuthGrant(ctx context.Context, id string, at time.Time) error
 }

@@ -103,6 +103,7 @@ func (h *Handler) routes() {
 	h.mux.Handle("POST /ui/keys/{id}/revoke", h.form(h.keyRevoke))
 	h.mux.Handle("GET /ui/oauth/{$}", h.page(h.grantList))
 	h.mux.Handle("POST /ui/oauth/grants/{id}/revoke", h.form(h.grantRevoke))
+	h.mux.Handle("POST /ui/oauth/clients/{id}/delete", h.form(h.admin(h.clientDelete)))
 	h.mux.Handle("GET /ui/users/{$}", h.page(h.admin(h.userList)))
 	h.mux.Handle("POST /ui/users/{$}", h.form(h.admin(h.userCreate)))
 	h.mux.Handle("POST /ui/users/{id}/admin", h.form(h.admin(h.userAdmin)))

@@ -258,6 +258,20 @@ func TestGrants(t *testing.T) {
 	if _, err := f.store.FindOAuthGrant(ctx, f.users["alice"].ID, c.ID); mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
 		t.Fatalf("grant still there: %v", err)
 	}
+	if strings.Contains(mustGet(t, alice, "/ui/oauth/"), "Registered clients") {
+		t.Error("alice sees the registered clients")
+	}
+	if code, _, _ := alice.submit(t, "/ui/oauth/", "/ui/oauth/clients/"+c.ID+"/delete", url.Values{}); code != http.StatusForbidden {
+		t.Errorf("alice removes a client: %d, want 403", code)
+	}
+	root := f.mustSignIn(t, "root")
+	mustContain(t, mustGet(t, root, "/ui/oauth/"), "Registered clients", "Inspector", "client-1")
+	if code, _, _ := root.submit(t, "/ui/oauth/", "/ui/oauth/clients/"+c.ID+"/delete", url.Values{}); code != http.StatusSeeOther {
+		t.Fatalf("root removes the client: %d", code)
+	}
+	if _, err := f.store.FindOAuthClient(ctx, c.ID); mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+		t.Fatalf("client still there: %v", err)
+	}
 }
 
 // fakeCalls is an audit log of two calls, one per agent.
