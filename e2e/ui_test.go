@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -87,11 +88,11 @@ func (p *pageWatch) check(t *testing.T, page string) {
 const dashboardPassword = "correct horse battery staple"
 
 // TestDashboard drives the dashboard of the real binary in headless
-// Chromium with JavaScript on: signs in through the shared login page,
-// visits every page (saving a screenshot of each under the test's temp
-// dir, or MCPGATE_SCREENSHOTS, and checking it for console errors and requests that leave
-// 127.0.0.1), creates a key and uses it, revokes it, and switches an
-// agent's MCP endpoint off and on.
+// Chromium, with JavaScript on and then off: signs in through the shared
+// login page, visits every page (saving a screenshot of each under the
+// test's temp dir, or MCPGATE_SCREENSHOTS, and checking it for console
+// errors and requests that leave 127.0.0.1), creates a key and uses it,
+// revokes it, and switches an agent's MCP endpoint off and on.
 func TestDashboard(t *testing.T) {
 	chromium := chromiumPath(t)
 	dataDir := t.TempDir()
@@ -103,15 +104,30 @@ func TestDashboard(t *testing.T) {
 	if dir := os.Getenv("MCPGATE_SCREENSHOTS"); dir != "" {
 		shots = dir // to keep them after the test
 	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("dashboard screenshots: %s", shots)
+	for _, script := range []bool{true, false} {
+		name := map[bool]string{true: "javascript", false: "no-javascript"}[script]
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(shots, name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			driveDashboard(t, chromium, g.URL, dir, script)
+		})
+	}
+}
+
+// driveDashboard signs in, visits every page, makes and revokes a key and
+// switches MCP, in a fresh browser with JavaScript on or off.
+func driveDashboard(t *testing.T, chromium, base, shots string, script bool) {
 	ctx, cancel := browser(t, chromium)
 	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !script}); err != nil {
+		t.Fatal(err)
+	}
 	w := &pageWatch{}
 	w.listen(t, ctx)
-	d := &dashboard{t: t, ctx: ctx, base: g.URL, shots: shots, watch: w}
+	d := &dashboard{t: t, ctx: ctx, base: base, shots: shots, watch: w}
 	d.signIn()
 	for _, p := range []struct{ name, path, h1 string }{
 		{"overview", "/ui/", "Overview"}, {"agents", "/ui/agents/", "Agents"},
@@ -120,6 +136,11 @@ func TestDashboard(t *testing.T) {
 		{"calls", "/ui/calls/", "Calls"},
 	} {
 		d.visit(p.name, p.path, p.h1)
+	}
+	// The one script adds copy buttons: there with JavaScript, not without.
+	d.visit("agent", "/ui/agents/demo/", "Agent demo")
+	if n := evaluate[int](t, ctx, `document.querySelectorAll(".copy-button").length`); (n > 0) != script {
+		t.Errorf("JavaScript %v: %d copy buttons", script, n)
 	}
 	d.keyRoundTrip()
 	d.switchMCP()
