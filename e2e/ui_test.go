@@ -144,6 +144,25 @@ func driveDashboard(t *testing.T, chromium, base, shots string, script bool) {
 	}
 	d.keyRoundTrip()
 	d.switchMCP()
+	d.onPhone("/ui/agents/demo/", "/ui/keys/", "/ui/users/")
+}
+
+// onPhone opens pages at a phone's width (390 CSS pixels, mobile
+// viewport) and checks that none scrolls sideways as a whole (wide tables
+// and schemas scroll in their own boxes).
+func (d *dashboard) onPhone(paths ...string) {
+	t := d.t
+	if _, err := chromedp.Call(d.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 390, Height: 844, DeviceScaleFactor: 2, Mobile: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		browse(t, d.ctx, "open "+p+" on a phone", chromedp.Navigate(d.base+p), chromedp.WaitVisible(chromedp.CSS("h1")))
+		if wide := evaluate[bool](t, d.ctx, `document.documentElement.scrollWidth > window.innerWidth`); wide {
+			t.Errorf("%s scrolls sideways on a phone", p)
+		}
+		d.shot("phone-" + strings.Trim(strings.ReplaceAll(p, "/", "-"), "-"))
+	}
+	d.watch.check(t, "phone")
 }
 
 // dashboard is the browser on the gateway's dashboard.

@@ -365,3 +365,21 @@ func TestClientConfig(t *testing.T) {
 		t.Fatalf("config:\n%s", text)
 	}
 }
+
+// TestSkillHealth shows an mcp skill's upstream health from the store.
+func TestSkillHealth(t *testing.T) {
+	f := mustFixture(t, nil)
+	ctx := context.Background()
+	sk := &mcpgate.Skill{AgentID: "shop", Name: "up", Kind: mcpgate.SkillMCP, URL: "http://127.0.0.1:1/mcp", AutoApprove: true, Source: mcpgate.SourceCLI}
+	if err := f.store.PutSkill(ctx, sk); err != nil {
+		t.Fatal(err)
+	}
+	page := mustGet(t, f.mustSignIn(t, "alice"), "/ui/agents/shop/")
+	mustContain(t, page, "<td>up</td><td>mcp</td><td>not connected yet</td>")
+	h := &mcpgate.SkillHealth{AgentID: "shop", Skill: "up", State: mcpgate.HealthError, LastError: "connection refused"}
+	if err := f.store.PutSkillHealth(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	page = mustGet(t, f.mustSignIn(t, "alice"), "/ui/agents/shop/")
+	mustContain(t, page, `<span class="state-error">error</span>, 0 tools; last error: connection refused`)
+}
