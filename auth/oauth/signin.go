@@ -33,9 +33,12 @@ func (s *Server) CSRFToken(w http.ResponseWriter, r *http.Request) string {
 // its "csrf" field.
 func (s *Server) CheckCSRF(r *http.Request) bool { return s.checkCSRF(r) }
 
-// SignOut ends the browser's session.
+// SignOut ends the browser's session: its cookie expires at once.
 func (s *Server) SignOut(w http.ResponseWriter) {
-	s.setCookie(w, sessionCookie, "", -1)
+	http.SetCookie(w, &http.Cookie{
+		Name: s.cookieName(sessionCookie), Value: "", Path: "/", MaxAge: -1,
+		Secure: s.secure, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+	})
 }
 
 // returnPath returns p when it is a path on this gateway, and "/ui/"

@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 
@@ -42,4 +43,45 @@ func TestSignInNeedsCSRF(t *testing.T) {
 	b.get(t, f.base+oauth.LoginURL("/ui/"))
 	p := b.post(t, f.base+"/oauth/login", url.Values{"return": {"/ui/"}, "username": {"alice"}, "password": {alicePassword}})
 	p.mustBe(t, http.StatusForbidden, "This form has expired")
+}
+
+// TestSignInShared: one sign-in serves the dashboard and the authorization
+// flow (the authorize page goes straight to consent), with the same
+// __Host- cookies; SignOut ends it for both.
+func TestSignInShared(t *testing.T) {
+	f := mustFixture(t, nil)
+	c := f.mustRegister(t, "none")
+	b := f.newBrowser(t)
+	login := b.get(t, f.base+oauth.LoginURL("/ui/"))
+	done := f.login(t, b, login, "alice", alicePassword)
+	for _, ck := range mustCookies(t, done.header) {
+		if ck.Name != "__Host-mcpgate_session" || !ck.Secure || !ck.HttpOnly || ck.Path != "/" {
+			t.Errorf("cookie %+v: want the __Host- session cookie", ck)
+		}
+	}
+	authorize := f.base + "/oauth/authorize?" + f.authParams(c, newPKCE(), f.agentURL("shop")).Encode()
+	b.get(t, authorize).mustBe(t, http.StatusOK, `type="checkbox"`)
+
+	req := httptest.NewRequest(http.MethodGet, "/ui/", nil)
+	for _, ck := range b.c.Jar.Cookies(mustURL(t, f.base)) {
+		req.AddCookie(ck)
+	}
+	if id := f.oauth.SessionUser(req); id == "" {
+		t.Fatal("SessionUser: nobody signed in")
+	}
+	rec := httptest.NewRecorder()
+	f.oauth.SignOut(rec)
+	out := mustCookies(t, rec.Header())
+	if len(out) != 1 || out[0].Name != "__Host-mcpgate_session" || out[0].MaxAge >= 0 {
+		t.Fatalf("SignOut set %+v, want the session cookie expired", out)
+	}
+}
+
+func mustURL(tb testing.TB, s string) *url.URL {
+	tb.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return u
 }
