@@ -67,8 +67,9 @@ type CallFilter struct {
 	// AgentIDs limits the calls to these agents' when not nil (the agents
 	// a non-admin user owns); an empty, non-nil list matches nothing.
 	AgentIDs []string
-	AgentID  string
-	Tool     string
+	// AgentID narrows to one agent's calls (within AgentIDs).
+	AgentID string
+	Tool    string
 	// Status is "ok" or "error".
 	Status string
 	Since  time.Time

@@ -323,6 +323,10 @@ func TestCalls(t *testing.T) {
 	if strings.Contains(page, "secret_tool") || !slices.Equal(calls.last.AgentIDs, []string{"shop"}) || calls.last.Tool != "echo" || calls.last.Status != "ok" {
 		t.Fatalf("filter %+v, page:\n%s", calls.last, page)
 	}
+	calls.last = ui.CallFilter{}
+	if page := mustGet(t, alice, "/ui/calls/?agent=bobs"); strings.Contains(page, "secret_tool") || calls.last.AgentID != "" {
+		t.Fatalf("alice filters on bob's agent: the log was asked %+v; page:\n%s", calls.last, page)
+	}
 	mustContain(t, mustGet(t, alice, "/ui/calls/c1"), "&#34;text&#34;: &#34;hi&#34;", "user:alice")
 	if code, _ := alice.get(t, "/ui/calls/c2"); code != http.StatusNotFound {
 		t.Errorf("alice reads bob's call: %d, want 404", code)
