@@ -93,7 +93,7 @@ func (h *Handler) Paths() []string {
 
 // routes is the dashboard's route table.
 func (h *Handler) routes() {
-	h.mux.Handle("GET /ui/static/", http.StripPrefix("/ui/", http.FileServerFS(files)))
+	h.mux.Handle("GET /ui/static/{file}", http.StripPrefix("/ui/", http.FileServerFS(files))) // files, no listing
 	h.mux.Handle("GET /ui/{$}", h.page(h.overview))
 	h.mux.Handle("GET /ui/agents/{$}", h.page(h.agentList))
 	h.mux.Handle("GET /ui/agents/{id}/{$}", h.page(h.agentDetail))

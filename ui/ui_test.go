@@ -387,3 +387,20 @@ func TestSkillHealth(t *testing.T) {
 	page = mustGet(t, f.mustSignIn(t, "alice"), "/ui/agents/shop/")
 	mustContain(t, page, `<span class="state-error">error</span>, 0 tools; last error: connection refused`)
 }
+
+// TestStatic serves the stylesheet and script to anyone, under the same
+// policy, and lists no directory.
+func TestStatic(t *testing.T) {
+	f := mustFixture(t, nil)
+	b := f.newBrowser(t)
+	for path, want := range map[string]int{"/ui/static/style.css": 200, "/ui/static/copy.js": 200, "/ui/static/": 404, "/ui/static/nope.css": 404} {
+		resp, err := b.client.Get(f.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want || resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: %d, CSP %q; want %d", path, resp.StatusCode, resp.Header.Get("Content-Security-Policy"), want)
+		}
+	}
+}
