@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // pageWatch collects what the browser did that a dashboard page must not:
@@ -144,7 +145,27 @@ func driveDashboard(t *testing.T, chromium, base, shots string, script bool) {
 	}
 	d.keyRoundTrip()
 	d.switchMCP()
+	d.byKeyboard()
 	d.onPhone("/ui/agents/demo/", "/ui/keys/", "/ui/users/")
+}
+
+// byKeyboard checks the page starts with the skip link, then switches
+// MCP off and on with Tab and Enter alone.
+func (d *dashboard) byKeyboard() {
+	t := d.t
+	for _, state := range []string{"off", "on"} {
+		browse(t, d.ctx, "open the agent", chromedp.Navigate(d.base+"/ui/agents/demo/"), chromedp.WaitVisible(chromedp.CSS("h1")),
+			chromedp.KeyEvent(kb.Tab))
+		if first := evaluate[string](t, d.ctx, `document.activeElement.textContent`); first != "Skip to content" {
+			t.Fatalf("the first Tab focuses %q, want the skip link", first)
+		}
+		for i := 0; i < 40 && evaluate[string](t, d.ctx, `document.activeElement.id`) != "mcp-toggle"; i++ {
+			browse(t, d.ctx, "Tab", chromedp.KeyEvent(kb.Tab))
+		}
+		browse(t, d.ctx, "Enter on the MCP switch", chromedp.KeyEvent(kb.Enter),
+			chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//strong[@id="mcp-state" and text()=%q]`, state))))
+	}
+	d.watch.check(t, "keyboard")
 }
 
 // onPhone opens pages at a phone's width (390 CSS pixels, mobile
