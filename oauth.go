@@ -111,6 +111,12 @@ type OAuthStore interface {
 	CreateOAuthClient(ctx context.Context, c *OAuthClient) error
 	// FindOAuthClient returns ENOTFOUND if there is no such client.
 	FindOAuthClient(ctx context.Context, id string) (*OAuthClient, error)
+	// ListOAuthClients returns every registered client, by ID.
+	ListOAuthClients(ctx context.Context) ([]*OAuthClient, error)
+	// DeleteOAuthClient removes a registered client and every user's grant
+	// to it, and revokes the token families issued to it, at once.
+	// Returns ENOTFOUND if there is no such client.
+	DeleteOAuthClient(ctx context.Context, id string, at time.Time) error
 
 	// SaveOAuthGrant stores the user's grant to the client, replacing the
 	// agents of an existing one (whose ID it keeps), and sets g's ID and

@@ -15,6 +15,7 @@ const (
 	SourceCLI    = "cli"    // created with an admin subcommand
 	SourceDemo   = "demo"   // created by serve --demo
 	SourceAPI    = "api"    // created through the management API
+	SourceUI     = "ui"     // created in the dashboard
 )
 
 // User is a person: owns agents, holds user API keys and signs in to the

@@ -58,3 +58,47 @@ func TestMountedAPI(t *testing.T) {
 		})
 	}
 }
+
+// fakeUI is a dashboard that names the path it got.
+type fakeUI struct{}
+
+func (fakeUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusTeapot)
+	_, _ = w.Write([]byte("ui " + r.URL.Path))
+}
+
+func (fakeUI) Paths() []string { return []string{"/ui/{$}", "/ui/agents/"} }
+
+// TestMountedUI: the dashboard gets its paths behind the Host/Origin
+// guard, and /ui/mcp stays an agent's MCP endpoint pattern rather than
+// clashing with the dashboard's (ServeMux would panic on an overlap).
+func TestMountedUI(t *testing.T) {
+	srv, err := New(&Options{Store: pingOK{}, Metrics: metrics.New(), PublicURL: "http://127.0.0.1:1", UI: fakeUI{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	for _, tt := range []struct {
+		path, host string
+		status     int
+		body       string
+	}{
+		{"/ui/", "", http.StatusTeapot, "ui /ui/"},
+		{"/ui/agents/x/", "", http.StatusTeapot, "ui /ui/agents/x/"},
+		{"/ui/", "evil.example", http.StatusForbidden, ""},
+		{"/ui/nope/", "", http.StatusNotFound, ""},
+	} {
+		req, err := http.NewRequest("GET", hs.URL+tt.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		r := doRequest(t, req)
+		if r.status != tt.status || (tt.body != "" && r.body != tt.body) {
+			t.Errorf("%s (Host %q): HTTP %d %q, want %d %q", tt.path, tt.host, r.status, r.body, tt.status, tt.body)
+		}
+	}
+}

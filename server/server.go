@@ -2,8 +2,9 @@
 // Origin/Host guard, metrics of every request, authentication and
 // authorization in front of the MCP endpoint (/{agent}/mcp) and the
 // HandsAI-compatible surface, the OAuth server's routes, /healthz and
-// /metrics. The management API (package api) and the HandsAI surface
-// (package handsai) are mounted behind the same guard.
+// /metrics. The management API (package api), the HandsAI surface
+// (package handsai) and the dashboard (package ui) are mounted behind the
+// same guard.
 //
 // MCP errors and authentication refusals go through the mcp package's
 // error writer, with an OAuth challenge. It imports the root package, mcp,
@@ -53,6 +54,14 @@ type Metrics interface {
 	Handler() http.Handler
 }
 
+// UI is the dashboard (package ui): a handler and the path patterns it is
+// mounted under.
+type UI interface {
+	http.Handler
+	// Paths returns the ServeMux patterns to mount it under.
+	Paths() []string
+}
+
 // Store is what the server reads itself: whether the database answers
 // (/healthz), and users (an administrator's access to /metrics).
 type Store interface {
@@ -92,6 +101,9 @@ type Options struct {
 	// HandsAI serves /mcp/tools/list and /mcp/tools/call once a request
 	// is authenticated; optional.
 	HandsAI HandsAI
+	// UI is the dashboard, served under /ui/ behind the same guard and
+	// measured under the route label "ui"; optional.
+	UI UI
 	// OAuth is the OAuth authorization server whose metadata and endpoints
 	// are served; optional.
 	OAuth OAuthServer
@@ -134,6 +146,11 @@ func (s *Server) routes() {
 	if s.opts.HandsAI != nil {
 		s.handle("POST /mcp/tools/list", "handsai_list", s.authenticated(s.opts.HandsAI.ServeList))
 		s.handle("POST /mcp/tools/call", "handsai_call", s.authenticated(s.opts.HandsAI.ServeCall))
+	}
+	if s.opts.UI != nil {
+		for _, pattern := range s.opts.UI.Paths() {
+			s.handle(pattern, "ui", s.opts.UI)
+		}
 	}
 	for prefix, h := range s.opts.Mounts {
 		s.handle(prefix, prefix, h)

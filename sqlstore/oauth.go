@@ -45,6 +45,35 @@ func (s *Store) FindOAuthClient(ctx context.Context, id string) (*mcpgate.OAuthC
 	return c, nil
 }
 
+// ListOAuthClients returns every registered client, by ID.
+func (s *Store) ListOAuthClients(ctx context.Context) ([]*mcpgate.OAuthClient, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+oauthClientColumns+` FROM oauth_clients ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list OAuth clients: %w", err)
+	}
+	return collect(rows, scanOAuthClient)
+}
+
+// DeleteOAuthClient removes the client and its grants and revokes its
+// token families, in one transaction. Returns ENOTFOUND if there is no
+// such client.
+func (s *Store) DeleteOAuthClient(ctx context.Context, id string, at time.Time) error {
+	return s.withTx(ctx, func(tx *Store) error {
+		err := tx.deleteRow(ctx, mcpgate.Errorf(mcpgate.ENOTFOUND, "OAuth client %q not found", id), `DELETE FROM oauth_clients WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.write.ExecContext(ctx, `DELETE FROM oauth_grants WHERE client_id = $1`, id); err != nil {
+			return fmt.Errorf("delete grants to OAuth client %s: %w", id, err)
+		}
+		_, err = tx.write.ExecContext(ctx, `UPDATE oauth_families SET revoked_at = COALESCE(revoked_at, $2) WHERE client_id = $1`, id, micros(at))
+		if err != nil {
+			return fmt.Errorf("revoke token families of OAuth client %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
 // SaveOAuthGrant stores the user's grant to the client, replacing the
 // agents of an existing one, whose ID and CreatedAt it keeps. Returns
 // EINVALID if the user does not exist.

@@ -33,8 +33,14 @@ func (s *Server) pageForm(w http.ResponseWriter, r *http.Request) (*authRequest,
 }
 
 // handleLogin takes the login form: on the right password it signs the
-// user in and resumes the authorization request.
+// user in and resumes the authorization request, or, for a plain sign-in
+// (a return path and no request), goes to the return path.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if r.PostFormValue("request") == "" && r.PostFormValue("return") != "" {
+		s.handleSignIn(w, r) // a plain sign-in, for the dashboard
+		return
+	}
 	ar, ok := s.pageForm(w, r)
 	if !ok {
 		return

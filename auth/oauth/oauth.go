@@ -169,6 +169,7 @@ func (s *Server) Handlers() map[string]http.Handler {
 		"POST /oauth/register":                                    http.HandlerFunc(s.handleRegister),
 		"GET /oauth/authorize":                                    http.HandlerFunc(s.handleAuthorize),
 		"POST /oauth/authorize":                                   http.HandlerFunc(s.handleConsent),
+		"GET /oauth/login":                                        http.HandlerFunc(s.handleSignInPage),
 		"POST /oauth/login":                                       http.HandlerFunc(s.handleLogin),
 		"POST /oauth/token":                                       http.HandlerFunc(s.handleToken),
 		"POST /oauth/revoke":                                      http.HandlerFunc(s.handleRevoke),

@@ -19,6 +19,7 @@ func parsePages() *template.Template {
 type loginPage struct {
 	ClientName string
 	Request    string // the authorization request's query, to resume it
+	Return     string // a plain sign-in's return path, instead of Request
 	CSRF       string
 	Username   string
 	Error      string

@@ -15,7 +15,7 @@ import (
 func printDemo(w io.Writer, base string, d *demo.Details) {
 	url := base + "/" + d.AgentID + "/mcp"
 	key := d.Key
-	fmt.Fprintf(w, "\nmcpgate demo is ready.\n\n  MCP URL:  %s\n", url)
+	fmt.Fprintf(w, "\nmcpgate demo is ready.\n\n  MCP URL:  %s\n  Dashboard: %s/ui/ (sign in as %s)\n", url, base, d.UserName)
 	if key != "" {
 		fmt.Fprintf(w, "  API key:  %s\n            (shown only now; make another any time with: mcpgate key create --user %s)\n", key, d.UserName)
 	} else {

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpgate/mcpgate/agent"
 	"github.com/mcpgate/mcpgate/api"
 	"github.com/mcpgate/mcpgate/auth"
+	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/events"
 	"github.com/mcpgate/mcpgate/gateway"
@@ -23,6 +24,7 @@ import (
 	"github.com/mcpgate/mcpgate/rest"
 	"github.com/mcpgate/mcpgate/server"
 	"github.com/mcpgate/mcpgate/skilledit"
+	"github.com/mcpgate/mcpgate/ui"
 	"github.com/mcpgate/mcpgate/upstream"
 )
 
@@ -93,6 +95,10 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
+		UI: ui.New(&ui.Options{
+			Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
+			Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
+		}),
 	})
 }
 

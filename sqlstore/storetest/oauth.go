@@ -12,6 +12,7 @@ import (
 func oauthTests() []test {
 	return []test{
 		{"Clients", testOAuthClients},
+		{"ListAndDeleteClients", testOAuthListDeleteClients},
 		{"Grants", testOAuthGrants},
 		{"RevokeGrantRevokesFamilies", testOAuthRevokeGrant},
 		{"Families", testOAuthFamilies},
@@ -36,6 +37,53 @@ func testOAuthClients(t *testing.T, s mcpgate.Store) {
 	mustCode(t, s.CreateOAuthClient(ctx, &mcpgate.OAuthClient{ID: "cl_1", AuthMethod: mcpgate.AuthMethodNone}), mcpgate.ECONFLICT)
 	_, err = s.FindOAuthClient(ctx, "cl_missing")
 	mustCode(t, err, mcpgate.ENOTFOUND)
+}
+
+func testOAuthListDeleteClients(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	list, err := s.ListOAuthClients(ctx)
+	must(t, err)
+	if len(list) != 0 {
+		t.Fatalf("ListOAuthClients of an empty store = %v", list)
+	}
+	b := &mcpgate.OAuthClient{ID: "cl_b", RedirectURIs: []string{"http://127.0.0.1/cb"}, AuthMethod: mcpgate.AuthMethodNone}
+	a := &mcpgate.OAuthClient{ID: "cl_a", Name: "A", RedirectURIs: []string{"http://127.0.0.1/cb"}, AuthMethod: mcpgate.AuthMethodNone}
+	must(t, s.CreateOAuthClient(ctx, b))
+	must(t, s.CreateOAuthClient(ctx, a))
+	list, err = s.ListOAuthClients(ctx)
+	must(t, err)
+	mustEqual(t, "ListOAuthClients", list, []*mcpgate.OAuthClient{a, b})
+
+	alice, bob := mustUser(t, s, "alice"), mustUser(t, s, "bob")
+	ga := &mcpgate.OAuthGrant{UserID: alice.ID, ClientID: "cl_a"}
+	gb := &mcpgate.OAuthGrant{UserID: bob.ID, ClientID: "cl_a"}
+	keep := &mcpgate.OAuthGrant{UserID: alice.ID, ClientID: "cl_b"}
+	for _, g := range []*mcpgate.OAuthGrant{ga, gb, keep} {
+		must(t, s.SaveOAuthGrant(ctx, g))
+	}
+	fa, fb, fkeep := mustFamily(t, s, "fam_a", ga), mustFamily(t, s, "fam_b", gb), mustFamily(t, s, "fam_keep", keep)
+	at := time.Date(2030, 1, 2, 3, 4, 5, 6000, time.UTC)
+	must(t, s.DeleteOAuthClient(ctx, "cl_a", at))
+	_, err = s.FindOAuthClient(ctx, "cl_a")
+	mustCode(t, err, mcpgate.ENOTFOUND)
+	for _, u := range []*mcpgate.User{alice, bob} {
+		_, err = s.FindOAuthGrant(ctx, u.ID, "cl_a")
+		mustCode(t, err, mcpgate.ENOTFOUND)
+	}
+	for _, f := range []*mcpgate.OAuthFamily{fa, fb} {
+		got, err := s.FindOAuthFamily(ctx, f.ID)
+		must(t, err)
+		if got.RevokedAt == nil || !got.RevokedAt.Equal(at) {
+			t.Errorf("family %s RevokedAt = %v, want %v", f.ID, got.RevokedAt, at)
+		}
+	}
+	got, err := s.FindOAuthFamily(ctx, fkeep.ID)
+	must(t, err)
+	mustEqual(t, "another client's family", got, fkeep)
+	left, err := s.FindOAuthGrant(ctx, alice.ID, "cl_b")
+	must(t, err)
+	mustEqual(t, "another client's grant", left, keep)
+	mustCode(t, s.DeleteOAuthClient(ctx, "cl_a", at), mcpgate.ENOTFOUND)
 }
 
 func testOAuthGrants(t *testing.T, s mcpgate.Store) {
