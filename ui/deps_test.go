@@ -6,7 +6,7 @@ import (
 	"github.com/mcpgate/mcpgate/internal/deptest"
 )
 
-// TestImports keeps the dashboard on the root package, auth, config and
+// TestImports keeps the dashboard on the root package, auth and
 // the registry's tables: no store implementation, backend, pipeline,
 // server, management API or OAuth server, which it reaches through
 // Sessions.
