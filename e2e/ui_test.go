@@ -97,6 +97,7 @@ const dashboardPassword = "correct horse battery staple"
 func TestDashboard(t *testing.T) {
 	chromium := chromiumPath(t)
 	dataDir := t.TempDir()
+	runCLI(t, nil, "init", "--data-dir", dataDir) // admin commands refuse a data dir with no database
 	runCLI(t, []string{"MCPGATE_E2E_PASSWORD=" + dashboardPassword},
 		"user", "create", "demo", "--admin", "--password-env", "MCPGATE_E2E_PASSWORD", "--data-dir", dataDir)
 	g := startGateway(t, nil, "--demo", "--data-dir", dataDir)
