@@ -1,0 +1,13 @@
+package mcp
+
+import (
+	"testing"
+
+	"github.com/mcpgate/mcpgate/internal/deptest"
+)
+
+// TestImports keeps the transport on the standard library and the root package:
+// no server, pipeline, store or backend.
+func TestImports(t *testing.T) {
+	deptest.Check(t, "github.com/mcpgate/mcpgate")
+}
