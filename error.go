@@ -3,6 +3,7 @@ package mcpgate
 import (
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // Error codes a user may see. Each edge (the MCP endpoint, the HTTP API, the
@@ -65,4 +66,32 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "Internal error."
+}
+
+// HTTPStatus returns the HTTP status for an mcpgate error code: the one
+// mapping every HTTP edge of the gateway uses.
+func HTTPStatus(code string) int {
+	switch code {
+	case EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case EFORBIDDEN:
+		return http.StatusForbidden
+	case ENOTFOUND:
+		return http.StatusNotFound
+	case EINVALID:
+		return http.StatusBadRequest
+	case ECONFLICT:
+		return http.StatusConflict
+	case EMISMATCH:
+		return http.StatusUnprocessableEntity
+	case ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case ERATELIMIT:
+		return http.StatusTooManyRequests
+	case ETIMEOUT:
+		return http.StatusGatewayTimeout
+	case EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }

@@ -1,7 +1,9 @@
 package mcpgate
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 )
 
@@ -74,4 +76,29 @@ type KeyStore interface {
 	// UpdateKey saves k's name and expiry (nil: never), the only fields of
 	// a key that change. Returns ENOTFOUND if there is no key with k's ID.
 	UpdateKey(ctx context.Context, k *APIKey) error
+}
+
+// KeyLister lists API keys; KeyStore is one.
+type KeyLister interface {
+	ListKeys(ctx context.Context, f KeyFilter) ([]*APIKey, error)
+}
+
+// OwnKeys returns the keys a user manages: its user keys and the agent keys
+// of agents, the agents it owns, newest first.
+func OwnKeys(ctx context.Context, s KeyLister, userID string, agents []*Agent) ([]*APIKey, error) {
+	keys, err := s.ListKeys(ctx, KeyFilter{UserID: userID, Kind: KeyUser})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range agents {
+		more, err := s.ListKeys(ctx, KeyFilter{AgentID: a.ID})
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, more...)
+	}
+	slices.SortStableFunc(keys, func(a, b *APIKey) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	})
+	return keys, nil
 }

@@ -65,7 +65,7 @@ type apiErrorDetail struct {
 func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, err error) {
 	code := mcpgate.ErrorCode(err)
 	body := apiErrorBody{Error: apiErrorDetail{Code: code, Message: mcpgate.ErrorMessage(err)}}
-	status := mcp.HTTPStatus(code)
+	status := mcpgate.HTTPStatus(code)
 	var ae *apiError
 	if errors.As(err, &ae) {
 		body.Error.Field = ae.Field

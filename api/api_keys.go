@@ -1,11 +1,9 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -86,25 +84,11 @@ func (s *Server) keyFilter(ctx context.Context, c *caller, user, agentID string)
 // ownKeys returns a user's user keys and the agent keys of the agents it
 // owns, newest first.
 func (s *Server) ownKeys(ctx context.Context, c *caller) ([]*mcpgate.APIKey, error) {
-	keys, err := s.opts.Store.ListKeys(ctx, mcpgate.KeyFilter{UserID: c.user.ID, Kind: mcpgate.KeyUser})
-	if err != nil {
-		return nil, err
-	}
 	agents, err := s.opts.Store.ListAgents(ctx, mcpgate.AgentFilter{OwnerID: c.user.ID})
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range agents {
-		more, err := s.opts.Store.ListKeys(ctx, mcpgate.KeyFilter{AgentID: a.ID})
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, more...)
-	}
-	slices.SortStableFunc(keys, func(a, b *mcpgate.APIKey) int {
-		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
-	})
-	return keys, nil
+	return mcpgate.OwnKeys(ctx, s.opts.Store, c.user.ID, agents)
 }
 
 // handleKeyCreate makes a user key for the caller (or, for admins, the

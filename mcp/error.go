@@ -79,40 +79,12 @@ func fromRelayed(e *mcpgate.RPCError) *rpcError {
 
 // conditionData describes a gateway condition for error.data.
 func conditionData(err error, code string) *errorData {
-	d := &errorData{Reason: code, Status: HTTPStatus(code)}
+	d := &errorData{Reason: code, Status: mcpgate.HTTPStatus(code)}
 	var e *mcpgate.Error
 	if errors.As(err, &e) {
 		d.RetryAfterMS = e.RetryAfterMS
 	}
 	return d
-}
-
-// HTTPStatus returns the HTTP status for an mcpgate error code: the one
-// mapping every HTTP edge of the gateway uses.
-func HTTPStatus(code string) int {
-	switch code {
-	case mcpgate.EUNAUTHORIZED:
-		return http.StatusUnauthorized
-	case mcpgate.EFORBIDDEN:
-		return http.StatusForbidden
-	case mcpgate.ENOTFOUND:
-		return http.StatusNotFound
-	case mcpgate.EINVALID:
-		return http.StatusBadRequest
-	case mcpgate.ECONFLICT:
-		return http.StatusConflict
-	case mcpgate.EMISMATCH:
-		return http.StatusUnprocessableEntity
-	case mcpgate.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case mcpgate.ERATELIMIT:
-		return http.StatusTooManyRequests
-	case mcpgate.ETIMEOUT:
-		return http.StatusGatewayTimeout
-	case mcpgate.EUNAVAILABLE:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
 }
 
 // WriteHTTPError writes err as an HTTP error: the status comes from its

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/mcp"
 )
 
 // MetricsAccess says who may read /metrics on the server's listener.
@@ -74,7 +73,7 @@ func (s *Server) checkAdmin(r *http.Request) error {
 // the cause of a 500 is logged rather than shown.
 func (s *Server) writeMetricsError(w http.ResponseWriter, err error) {
 	code := mcpgate.ErrorCode(err)
-	status := mcp.HTTPStatus(code)
+	status := mcpgate.HTTPStatus(code)
 	msg := mcpgate.ErrorMessage(err)
 	if status == http.StatusInternalServerError {
 		s.opts.Logger.Error("/metrics access check failed", "err", err)

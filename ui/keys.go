@@ -1,10 +1,8 @@
 package ui
 
 import (
-	"cmp"
 	"context"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
@@ -48,21 +46,7 @@ func (h *Handler) keys(ctx context.Context, u *mcpgate.User, agents []*mcpgate.A
 	if u.Admin {
 		return h.opts.Store.ListKeys(ctx, mcpgate.KeyFilter{})
 	}
-	keys, err := h.opts.Store.ListKeys(ctx, mcpgate.KeyFilter{UserID: u.ID, Kind: mcpgate.KeyUser})
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range agents {
-		more, err := h.opts.Store.ListKeys(ctx, mcpgate.KeyFilter{AgentID: a.ID})
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, more...)
-	}
-	slices.SortStableFunc(keys, func(a, b *mcpgate.APIKey) int {
-		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
-	})
-	return keys, nil
+	return mcpgate.OwnKeys(ctx, h.opts.Store, u.ID, agents)
 }
 
 // keyCreate makes a key (field "agent": "" for a user key of the user,

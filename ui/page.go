@@ -131,28 +131,11 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, u *mcpgate.User, 
 	status, msg := http.StatusInternalServerError, "Something went wrong; the gateway's log has the details."
 	var e *mcpgate.Error
 	if errors.As(err, &e) && e.Code != mcpgate.EINTERNAL {
-		status, msg = httpStatus(e.Code), e.Message
+		status, msg = mcpgate.HTTPStatus(e.Code), e.Message
 	} else {
 		h.opts.Logger.Error("dashboard", "path", r.URL.Path, "err", err)
 	}
 	h.render(w, r, status, "error", u, &view{Title: http.StatusText(status), Data: msg})
-}
-
-// httpStatus maps an error code to its HTTP status.
-func httpStatus(code string) int {
-	switch code {
-	case mcpgate.EINVALID:
-		return http.StatusBadRequest
-	case mcpgate.EUNAUTHORIZED:
-		return http.StatusUnauthorized
-	case mcpgate.EFORBIDDEN:
-		return http.StatusForbidden
-	case mcpgate.ENOTFOUND:
-		return http.StatusNotFound
-	case mcpgate.ECONFLICT:
-		return http.StatusConflict
-	}
-	return http.StatusInternalServerError
 }
 
 // redirect answers a form with 303 See Other to path.
