@@ -41,8 +41,11 @@ type Broker interface {
 
 // Defaults of Options.
 const (
-	DefaultHeartbeat   = 10 * time.Second
-	DefaultPresenceTTL = 30 * time.Second
+	// A replica that dies is known to be gone within DefaultPresenceTTL of
+	// its last refresh; a waiter that rechecks presence every heartbeat
+	// learns it within DefaultPresenceTTL + DefaultHeartbeat (8 s).
+	DefaultHeartbeat   = 2 * time.Second
+	DefaultPresenceTTL = 6 * time.Second
 	// publishTimeout bounds how long Post waits for the Broker.
 	publishTimeout = 5 * time.Second
 	// resubscribeDelay is how long the bus waits before calling Subscribe
@@ -107,6 +110,11 @@ func New(opts *Options) *Bus {
 	b.wg.Go(func() { b.refresh(ctx) })
 	return b
 }
+
+// Heartbeat returns how often this bus refreshes its presence records:
+// the period at which a waiter should ask Online again to learn soon that
+// an agent's workers are gone.
+func (b *Bus) Heartbeat() time.Duration { return b.heartbeat }
 
 // Close stops the background work and removes this replica's presence
 // records. Waiters still blocked keep waiting until their contexts end.
