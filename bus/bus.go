@@ -157,6 +157,13 @@ func (b *Bus) Inbox(ctx context.Context, agentID string) <-chan struct{} {
 	return c
 }
 
+// WakeInbox wakes the agent's inbox streams on every replica, as Post does
+// for a message to the agent's workers: messages were released for them to
+// claim.
+func (b *Bus) WakeInbox(ctx context.Context, agentID string) {
+	b.signal(ctx, inboxTopic(agentID))
+}
+
 // Topics: one per channel for reply waiters, one per agent for inboxes.
 func replyTopic(channelID string) string { return "reply:" + channelID }
 func inboxTopic(agentID string) string   { return "inbox:" + agentID }
