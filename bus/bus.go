@@ -111,11 +111,6 @@ func New(opts *Options) *Bus {
 	return b
 }
 
-// Heartbeat returns how often this bus refreshes its presence records:
-// the period at which a waiter should ask Online again to learn soon that
-// an agent's workers are gone.
-func (b *Bus) Heartbeat() time.Duration { return b.heartbeat }
-
 // Close stops the background work and removes this replica's presence
 // records. Waiters still blocked keep waiting until their contexts end.
 func (b *Bus) Close() error {
