@@ -193,8 +193,10 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 
 // watch ends the call with errOffline as the cause once no worker of the
 // agent's skill is online on any replica: the wait would be for nothing.
-// It asks every PresenceCheck until ctx ends; a failure to ask is no
-// answer, and the next check asks again.
+// It asks every PresenceCheck until ctx ends, and when the answer is no,
+// asks once more half a PresenceCheck later, so that a worker whose stream
+// is reconnecting (agentkit's first retry waits 250 ms) is not taken for
+// gone. A failure to ask is no answer; the next check asks again.
 func (b *Backend) watch(ctx context.Context, cancel context.CancelCauseFunc, call *mcpgate.Call) {
 	t := time.NewTicker(b.opts.PresenceCheck)
 	defer t.Stop()
@@ -204,12 +206,18 @@ func (b *Backend) watch(ctx context.Context, cancel context.CancelCauseFunc, cal
 			return
 		case <-t.C:
 		}
-		online, err := b.opts.Bus.Online(ctx, call.Agent.ID, call.Skill.Name)
-		if err == nil && !online {
+		if b.gone(ctx, call) && mcpgate.Sleep(ctx, b.opts.PresenceCheck/2) && b.gone(ctx, call) {
 			cancel(errOffline)
 			return
 		}
 	}
+}
+
+// gone reports whether the bus says for sure that no worker of the call's
+// skill is online.
+func (b *Backend) gone(ctx context.Context, call *mcpgate.Call) bool {
+	online, err := b.opts.Bus.Online(ctx, call.Agent.ID, call.Skill.Name)
+	return err == nil && !online
 }
 
 // ended maps the end of a wait without a reply to the call's error: the

@@ -338,3 +338,29 @@ func TestKeptMessageIsNotWithdrawn(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose stream is reconnecting is offline for one check: the
+// call waits on, and gets the reply.
+func TestWorkerReconnectingIsNotGone(t *testing.T) {
+	bus := newFakeBus()
+	b := New(&Options{Bus: bus, Channels: bus, PresenceCheck: 10 * time.Millisecond})
+	done := start(b, context.Background(), chatCall(testSkill(), `{"message":"still there?"}`, "", alice))
+	chat := bus.wait(t, isChatTo("still there?"))
+	bus.mu.Lock()
+	bus.flaps, bus.checks = 1, 0
+	bus.mu.Unlock()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		bus.mu.Lock()
+		checks := bus.checks
+		bus.mu.Unlock()
+		if checks >= 3 { // the offline answer, the second look, and one more check
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("the waiting call does not check presence")
+		}
+	}
+	mustPost(t, bus, chat, mcpgate.MessageReply, mcpgate.MessageBody{Text: "yes"})
+	if got := <-done; got.err != nil || text(got.res) != "yes" {
+		t.Fatalf("CallTool = %+v, %v; want the reply", got.res, got.err)
+	}
+}

@@ -42,8 +42,9 @@ type Broker interface {
 // Defaults of Options.
 const (
 	// A replica that dies is known to be gone within DefaultPresenceTTL of
-	// its last refresh; a waiter that rechecks presence every heartbeat
-	// learns it within DefaultPresenceTTL + DefaultHeartbeat (8 s).
+	// its last refresh; a waiter that rechecks presence every heartbeat,
+	// and once more half a heartbeat after a no, learns it within
+	// DefaultPresenceTTL + 1.5 DefaultHeartbeat (9 s).
 	DefaultHeartbeat   = 2 * time.Second
 	DefaultPresenceTTL = 6 * time.Second
 	// publishTimeout bounds how long Post waits for the Broker.

@@ -53,7 +53,7 @@ type ServeConfig struct {
 	// AgentHeartbeat is how often each replica refreshes the presence of
 	// its agent workers (and waiting calls check it), and AgentPresenceTTL
 	// how long a refresh stays valid: a replica that dies is known to be
-	// gone within AgentPresenceTTL + AgentHeartbeat.
+	// gone within AgentPresenceTTL + 1.5 AgentHeartbeat.
 	AgentHeartbeat, AgentPresenceTTL time.Duration
 	store                            storeFlags
 }
@@ -106,7 +106,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 10*time.Second, "how long a message held by an agent worker whose stream stopped renewing it (its replica died) waits before it is delivered again")
 	fs.DurationVar(&c.AgentHeartbeat, "agent-heartbeat", bus.DefaultHeartbeat, "how often agent worker presence is refreshed and waiting calls check it")
-	fs.DurationVar(&c.AgentPresenceTTL, "agent-presence-ttl", bus.DefaultPresenceTTL, "how long a presence refresh stays valid: an agent worker's replica that dies is known gone within this plus --agent-heartbeat")
+	fs.DurationVar(&c.AgentPresenceTTL, "agent-presence-ttl", bus.DefaultPresenceTTL, "how long a presence refresh stays valid: an agent worker's replica that dies is known gone within this plus 1.5 --agent-heartbeat")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics, unauthenticated, on this separate address instead of the main one (where it needs an administrator's key unless --addr is loopback)")
 	if err := parseFlags(fs, m.Env, args); err != nil {
