@@ -110,6 +110,16 @@ type MessageStore interface {
 	// delivered within the last visibility, oldest first, and marks them
 	// delivered at now. Redelivered messages keep their ID.
 	ClaimMessages(ctx context.Context, agentID, skill string, now time.Time, visibility time.Duration, limit int) ([]*Message, error)
+	// RenewMessages keeps the messages a worker's open stream holds: of
+	// held (message ID → the delivery time last written for it), those
+	// unacknowledged and still delivered at that time are marked delivered
+	// at now, restarting their visibility; their IDs are returned. One
+	// delivered again since is left to its new holder.
+	RenewMessages(ctx context.Context, agentID string, held map[string]time.Time, now time.Time) ([]string, error)
+	// ReleaseMessages makes the messages of held that are unacknowledged
+	// and still delivered at the time given for them claimable at once:
+	// the stream that held them ended, its worker gone before replying.
+	ReleaseMessages(ctx context.Context, agentID string, held map[string]time.Time) error
 	// AckMessage marks a message to an agent acknowledged, so it is not
 	// delivered again. Returns ENOTFOUND if the agent has no such message.
 	AckMessage(ctx context.Context, agentID, id string) error

@@ -61,7 +61,20 @@ type Options struct {
 	// PushBackoff is the first wait before a failed push is retried; each
 	// retry doubles it. Default one second.
 	PushBackoff time.Duration
+	// PresenceCheck is how often a call waiting for a pull worker's reply
+	// asks Bus.Online again, to end with EUNAVAILABLE soon after the last
+	// worker of the agent's skill is gone; default DefaultPresenceCheck.
+	// It should be the bus's heartbeat.
+	PresenceCheck time.Duration
+	// Keep reports whether the message of a call whose caller stopped
+	// waiting stays for the agent's workers, its reply kept, instead of
+	// being withdrawn with a cancel message. Durable tasks will say yes;
+	// nil keeps none.
+	Keep func(call *mcpgate.Call) bool
 }
+
+// DefaultPresenceCheck is Options.PresenceCheck's default.
+const DefaultPresenceCheck = 2 * time.Second
 
 // Backend runs the tools of agent skills. It is safe for concurrent use.
 type Backend struct {
@@ -88,12 +101,18 @@ func New(opts *Options) *Backend {
 	if b.opts.PushBackoff <= 0 {
 		b.opts.PushBackoff = time.Second
 	}
+	if b.opts.PresenceCheck <= 0 {
+		b.opts.PresenceCheck = DefaultPresenceCheck
+	}
+	if b.opts.Keep == nil {
+		b.opts.Keep = func(*mcpgate.Call) bool { return false }
+	}
 	return b
 }
 
 // errOffline is the cause of a call's end when push delivery found the
-// agent unreachable.
-var errOffline = errors.New("push target unreachable")
+// agent unreachable, or the last pull worker of its skill went away.
+var errOffline = errors.New("agent unreachable")
 
 // ReportsProgress reports true: the agent's deltas are the call's
 // progress, and the pipeline adds none.
@@ -158,6 +177,8 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 	}
 	if signer != nil {
 		go b.push(ctx, cancel, call.Skill, msg, signer)
+	} else {
+		go b.watch(ctx, cancel, call)
 	}
 	var n float64
 	reply, err := b.opts.Bus.Await(ctx, msg.ChannelID, msg.ID, func(d *mcpgate.Message) {
@@ -170,25 +191,60 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 	return result(reply), nil
 }
 
+// watch ends the call with errOffline as the cause once no worker of the
+// agent's skill is online on any replica: the wait would be for nothing.
+// It asks every PresenceCheck until ctx ends, and when the answer is no,
+// asks once more half a PresenceCheck later, so that a worker whose stream
+// is reconnecting (agentkit's first retry waits 250 ms) is not taken for
+// gone. A failure to ask is no answer; the next check asks again.
+func (b *Backend) watch(ctx context.Context, cancel context.CancelCauseFunc, call *mcpgate.Call) {
+	t := time.NewTicker(b.opts.PresenceCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if b.gone(ctx, call) && mcpgate.Sleep(ctx, b.opts.PresenceCheck/2) && b.gone(ctx, call) {
+			cancel(errOffline)
+			return
+		}
+	}
+}
+
+// gone reports whether the bus says for sure that no worker of the call's
+// skill is online.
+func (b *Backend) gone(ctx context.Context, call *mcpgate.Call) bool {
+	online, err := b.opts.Bus.Online(ctx, call.Agent.ID, call.Skill.Name)
+	return err == nil && !online
+}
+
 // ended maps the end of a wait without a reply to the call's error: the
-// push target was unreachable, the timeout passed, or the caller canceled.
-// After a timeout or a cancel the agent hears of it with a cancel message,
-// which also acknowledges msg: nobody waits for its reply any more, so it
-// is not delivered again, however long the agent's workers take to come
-// back.
+// agent went offline, the timeout passed, or the caller canceled. Then
+// msg is withdrawn (unless Keep keeps it): the agent hears of it with a
+// cancel message, which also acknowledges msg, so that no worker that
+// connects later runs a request nobody will read.
 func (b *Backend) ended(ctx context.Context, call *mcpgate.Call, msg *mcpgate.Message, s *signer, err error) error {
+	if msg.ID == "" || ctx.Err() == nil || b.opts.Keep(call) {
+		return b.endError(ctx, call, err)
+	}
+	if errors.Is(ctx.Err(), context.Canceled) && context.Cause(ctx) == context.Canceled {
+		b.postCancel(ctx, msg, s) // the caller canceled: it does not wait for the error
+	} else {
+		go b.postCancel(ctx, msg, s) // the caller waits for the error, not for the agent
+	}
+	return b.endError(ctx, call, err)
+}
+
+// endError is the error of a call that ended without a reply.
+func (b *Backend) endError(ctx context.Context, call *mcpgate.Call, err error) error {
 	switch {
 	case errors.Is(context.Cause(ctx), errOffline):
 		return offline(call)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		if msg.ID != "" {
-			go b.postCancel(ctx, msg, s) // the caller waits for the error, not for the agent
-		}
 		return mcpgate.Errorf(mcpgate.ETIMEOUT, "Agent reply timeout")
 	case errors.Is(ctx.Err(), context.Canceled):
-		if msg.ID != "" {
-			b.postCancel(ctx, msg, s)
-		}
 		return mcpgate.Errorf(mcpgate.ECANCELED, "the call of %s was canceled", call.Tool.Name)
 	}
 	return err

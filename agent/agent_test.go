@@ -304,3 +304,63 @@ func TestContextIDRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkerGoneMidCallEndsUnavailableAndWithdraws(t *testing.T) {
+	bus := newFakeBus()
+	b := New(&Options{Bus: bus, Channels: bus, PresenceCheck: 5 * time.Millisecond})
+	done := start(b, context.Background(), chatCall(testSkill(), `{"message":"hold on"}`, "", alice))
+	chat := bus.wait(t, isChatTo("hold on"))
+	bus.mu.Lock()
+	bus.online = false // the last worker went away
+	bus.mu.Unlock()
+	got := <-done
+	if mcpgate.ErrorCode(got.err) != mcpgate.EUNAVAILABLE || !strings.Contains(mcpgate.ErrorMessage(got.err), testAgent.ID) {
+		t.Fatalf("err = %v, want EUNAVAILABLE naming the agent", got.err)
+	}
+	c := bus.wait(t, func(m *mcpgate.Message) bool { return m.Type == mcpgate.MessageCancel })
+	if c.InReplyTo != chat.ID {
+		t.Errorf("cancel message = %+v, want in reply to %s", c, chat.ID)
+	}
+}
+
+func TestKeptMessageIsNotWithdrawn(t *testing.T) {
+	bus := newFakeBus()
+	b := New(&Options{Bus: bus, Channels: bus, Keep: func(*mcpgate.Call) bool { return true }})
+	sk := testSkill()
+	sk.Timeout = mcpgate.Duration(20 * time.Millisecond)
+	if _, err := b.CallTool(context.Background(), chatCall(sk, `{"message":"durable"}`, "", alice)); mcpgate.ErrorCode(err) != mcpgate.ETIMEOUT {
+		t.Fatalf("err = %v, want ETIMEOUT", err)
+	}
+	time.Sleep(50 * time.Millisecond) // a withdrawal would be posted in the background
+	for _, m := range bus.all() {
+		if m.Type == mcpgate.MessageCancel {
+			t.Errorf("a kept message was withdrawn: %+v", m)
+		}
+	}
+}
+
+// A worker whose stream is reconnecting is offline for one check: the
+// call waits on, and gets the reply.
+func TestWorkerReconnectingIsNotGone(t *testing.T) {
+	bus := newFakeBus()
+	b := New(&Options{Bus: bus, Channels: bus, PresenceCheck: 10 * time.Millisecond})
+	done := start(b, context.Background(), chatCall(testSkill(), `{"message":"still there?"}`, "", alice))
+	chat := bus.wait(t, isChatTo("still there?"))
+	bus.mu.Lock()
+	bus.flaps, bus.checks = 1, 0
+	bus.mu.Unlock()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		bus.mu.Lock()
+		checks := bus.checks
+		bus.mu.Unlock()
+		if checks >= 3 { // the offline answer, the second look, and one more check
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("the waiting call does not check presence")
+		}
+	}
+	mustPost(t, bus, chat, mcpgate.MessageReply, mcpgate.MessageBody{Text: "yes"})
+	if got := <-done; got.err != nil || text(got.res) != "yes" {
+		t.Fatalf("CallTool = %+v, %v; want the reply", got.res, got.err)
+	}
+}

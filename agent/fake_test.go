@@ -18,7 +18,10 @@ type fakeBus struct {
 	msgs     []*mcpgate.Message
 	acked    map[string]bool
 	online   bool
-	changed  chan struct{} // closed and replaced on every post
+	// flaps is how many more presence checks answer offline before the
+	// answers are online again; checks counts the checks.
+	flaps, checks int
+	changed       chan struct{} // closed and replaced on every post
 }
 
 func newFakeBus() *fakeBus {
@@ -56,6 +59,11 @@ func (f *fakeBus) AckMessage(_ context.Context, _, id string) error {
 func (f *fakeBus) Online(context.Context, string, string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.checks++
+	if f.flaps > 0 {
+		f.flaps--
+		return false, nil
+	}
 	return f.online, nil
 }
 

@@ -57,8 +57,10 @@ func (b *Backend) newSigner(skill *mcpgate.Skill) (*signer, error) {
 
 // push delivers msg to the skill's push_url, retrying with backoff until it
 // is taken or ctx ends. A reply in the response is posted through the bus,
-// where the call's Await finds it. A target that cannot be reached at the
-// first attempt ends the call with errOffline as the cause.
+// where the call's Await finds it. A target that cannot be reached (it
+// refuses connections or does not accept one in time) ends the call with
+// errOffline as the cause, at any attempt: the agent is gone as a pull
+// agent is without workers. Targets that answer badly are retried.
 func (b *Backend) push(ctx context.Context, cancel context.CancelCauseFunc, skill *mcpgate.Skill, msg *mcpgate.Message, s *signer) {
 	body, err := json.Marshal(msg)
 	if err != nil {
@@ -72,7 +74,7 @@ func (b *Backend) push(ctx context.Context, cancel context.CancelCauseFunc, skil
 			b.delivered(ctx, msg, reply)
 			return
 		}
-		if attempt == 0 && unreachable(err) {
+		if unreachable(err) {
 			cancel(errOffline)
 			return
 		}
@@ -85,12 +87,15 @@ func (b *Backend) push(ctx context.Context, cancel context.CancelCauseFunc, skil
 }
 
 // unreachable reports whether a push failed because nothing takes
-// connections at the target (or its name does not resolve), as opposed to
-// a target that answered badly or slowly.
+// connections at the target (refused, or not accepted within the dial
+// timeout) or its name does not resolve, as opposed to a target that
+// answered badly or slowly.
 func unreachable(err error) bool {
 	var dnsErr *net.DNSError
+	var opErr *net.OpError
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, netguard.ErrBlocked) ||
-		(errors.As(err, &dnsErr) && dnsErr.IsNotFound)
+		(errors.As(err, &dnsErr) && dnsErr.IsNotFound) ||
+		(errors.As(err, &opErr) && opErr.Op == "dial" && opErr.Timeout())
 }
 
 // delivered acknowledges a pushed message, so that no inbox stream gets it

@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -201,3 +203,42 @@ func TestPushMisconfigured(t *testing.T) {
 		})
 	}
 }
+
+// A push target that answered badly and then stops taking connections is
+// gone: the call ends with EUNAVAILABLE, not at the skill's timeout.
+func TestPushTargetGoneAfterRetry(t *testing.T) {
+	var srv *httptest.Server
+	var once sync.Once
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		once.Do(func() { go srv.Close() }) // nothing listens after this answer
+	}))
+	defer srv.Close()
+	bus := newFakeBus()
+	sk := pushSkill(srv.URL)
+	sk.Timeout = mcpgate.Duration(time.Minute)
+	_, err := newPushBackend(bus).CallTool(context.Background(), chatCall(sk, `{"message":"hi"}`, "", alice))
+	if mcpgate.ErrorCode(err) != mcpgate.EUNAVAILABLE {
+		t.Fatalf("err = %v, want EUNAVAILABLE", err)
+	}
+}
+
+// A connection the target does not accept within the dial timeout counts
+// as unreachable, as a refused one does; a slow answer does not.
+func TestUnreachableDialTimeout(t *testing.T) {
+	dial := &net.OpError{Op: "dial", Net: "tcp", Err: timeoutError{}}
+	if !unreachable(fmt.Errorf("push: %w", dial)) {
+		t.Error("a dial timeout is not unreachable")
+	}
+	read := &net.OpError{Op: "read", Net: "tcp", Err: timeoutError{}}
+	if unreachable(fmt.Errorf("push: %w", read)) {
+		t.Error("a read timeout is unreachable")
+	}
+}
+
+// timeoutError is a net.Error that timed out.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }

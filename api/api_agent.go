@@ -24,13 +24,17 @@ type MessageBus interface {
 	// skills when skill is "") holds a stream, until the returned func is
 	// called.
 	MarkOnline(ctx context.Context, agentID, skill string) func()
+	// WakeInbox wakes the agent's inbox streams on every replica, as a
+	// post does: messages were released for them to claim.
+	WakeInbox(ctx context.Context, agentID string)
 }
 
 // Defaults of the agent inbox.
 const (
 	// DefaultVisibility is how long a delivered, unacknowledged message
-	// waits before it is delivered again.
-	DefaultVisibility = 30 * time.Second
+	// waits before it is delivered again once the stream that holds it
+	// stops renewing it without releasing it (its replica died).
+	DefaultVisibility = 10 * time.Second
 	// DefaultInboxPing is how often a quiet inbox stream gets a ": ping"
 	// comment, so that proxies and the worker see it alive.
 	DefaultInboxPing = 15 * time.Second

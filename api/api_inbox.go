@@ -12,11 +12,14 @@ import (
 
 // handleInbox streams the messages for the agent key's agent (of one skill
 // with ?skill=) as server-sent events, until the worker disconnects. While
-// it streams, the agent counts as online. A worker that resumes with
-// Last-Event-ID (or ?after=) gets at once the unacknowledged messages
-// after that seq that were delivered on its lost stream; those up to it it
-// has seen, and they come again only after the visibility timeout, if it
-// does not acknowledge or answer them.
+// it streams, the agent counts as online, and the messages it delivered
+// stay its own: it renews them while they are unacknowledged, and when it
+// ends it releases them, so another stream (another worker, or this one
+// reconnected) gets them at once. Only a stream that can no longer renew
+// (its replica died) leaves its messages to the visibility timeout. A
+// worker that resumes with Last-Event-ID (or ?after=) also gets at once
+// the unacknowledged messages after that seq delivered on a lost stream
+// that was not released.
 func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ctx := r.Context()
 	skill := r.URL.Query().Get("skill")
@@ -29,9 +32,10 @@ func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
-	st := &inboxStream{s: s, w: w, r: r, rc: http.NewResponseController(w), agentID: c.cred.AgentID, skill: skill}
+	st := &inboxStream{s: s, w: w, r: r, rc: http.NewResponseController(w), agentID: c.cred.AgentID, skill: skill, held: map[string]time.Time{}}
 	release := s.opts.Bus.MarkOnline(ctx, st.agentID, skill)
 	defer release()
+	defer st.release(ctx)
 	wake := s.opts.Bus.Inbox(ctx, st.agentID)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
@@ -73,13 +77,16 @@ type inboxStream struct {
 	rc      *http.ResponseController
 	agentID string
 	skill   string
+	// held maps the unacknowledged messages this stream delivered to the
+	// delivery time it last wrote for them.
+	held map[string]time.Time
 }
 
 // run delivers claimable messages whenever the bus signals a post, the
 // visibility timeout may have freed messages for redelivery, and pings
 // while quiet, until ctx ends, a write fails, or the worker's key no longer
-// authenticates for the agent (checked when the visibility timeout may
-// have freed messages).
+// authenticates for the agent. Four times per visibility it checks the key
+// and renews the messages it holds.
 func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}) error {
 	recheck := time.NewTicker(max(st.s.visibility()/4, 10*time.Millisecond))
 	defer recheck.Stop()
@@ -98,6 +105,9 @@ func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}) error {
 			}
 		case <-recheck.C:
 			if err := st.authorized(ctx); err != nil {
+				return err
+			}
+			if err := st.renew(ctx); err != nil {
 				return err
 			}
 		case <-ping.C:
@@ -131,6 +141,7 @@ func (st *inboxStream) deliver(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		st.hold(msgs, now)
 		if err := st.send(msgs, 0); err != nil {
 			return err
 		}
@@ -154,12 +165,51 @@ func (st *inboxStream) resume(ctx context.Context, after int64) error {
 		if err != nil {
 			return err
 		}
+		st.hold(msgs, at)
 		if err := st.send(msgs, after); err != nil {
 			return err
 		}
 		if len(msgs) < inboxBatch {
 			return nil
 		}
+	}
+}
+
+// hold records msgs as delivered by this stream at at.
+func (st *inboxStream) hold(msgs []*mcpgate.Message, at time.Time) {
+	for _, m := range msgs {
+		st.held[m.ID] = at
+	}
+}
+
+// renew restarts the visibility of the messages this stream holds, and
+// forgets those acknowledged since or delivered again elsewhere.
+func (st *inboxStream) renew(ctx context.Context) error {
+	now := time.Now()
+	ids, err := st.s.opts.Store.RenewMessages(ctx, st.agentID, st.held, now)
+	if err != nil {
+		return err
+	}
+	clear(st.held)
+	for _, id := range ids {
+		st.held[id] = now
+	}
+	return nil
+}
+
+// release gives back the messages this stream holds unanswered, so that
+// another stream gets them at once: the worker that took them is gone. The
+// hook of a worker whose stream ended but which still works on a message
+// is its reply: the first final reply is kept, a second is refused.
+func (st *inboxStream) release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), inboxWriteTimeout)
+	defer cancel()
+	if err := st.s.opts.Store.ReleaseMessages(ctx, st.agentID, st.held); err != nil {
+		st.s.opts.Logger.Warn("agent inbox: release held messages", "agent", st.agentID, "err", err)
+		return
+	}
+	if len(st.held) > 0 {
+		st.s.opts.Bus.WakeInbox(ctx, st.agentID)
 	}
 }
 

@@ -59,3 +59,30 @@ func TestInboxEndsWhenKeyRevoked(t *testing.T) {
 		}
 	}
 }
+
+// A message stays with the open stream that took it, past any number of
+// visibility timeouts, and goes to another stream as soon as the holder's
+// ends without an answer: redelivery follows the holder's connection, not
+// a clock (the old visibility timeout gave it to both).
+func TestInboxHolderKeepsUntilGone(t *testing.T) {
+	// The visibility timeout is long enough for the holder's renewals (four
+	// per timeout) to keep up on a loaded machine.
+	f := mustAgentFixture(t, 250*time.Millisecond, 0)
+	ch := f.mustChannel(t, "ch_1")
+	holder := f.openInbox(t, f.shopKey, "", "")
+	m1 := f.mustChat(t, ch, "q")
+	if got := holder.next(t); got.ID != m1.ID {
+		t.Fatalf("holder got %s, want %s", got.ID, m1.ID)
+	}
+	other := f.openInbox(t, f.shopKey, "", "")
+	time.Sleep(4 * 250 * time.Millisecond) // four visibility timeouts
+	for len(other.events) > 0 {
+		if ev := <-other.events; ev.comment == "" {
+			t.Fatalf("another stream got %+v while the holder was open", ev)
+		}
+	}
+	holder.close()
+	if got := other.next(t); got.ID != m1.ID {
+		t.Errorf("after the holder left, the other stream got %s, want %s", got.ID, m1.ID)
+	}
+}

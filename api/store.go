@@ -62,6 +62,8 @@ type MessageStore interface {
 	FindChannel(ctx context.Context, id string) (*mcpgate.Channel, error)
 	ListMessages(ctx context.Context, channelID string, afterSeq int64, limit int) ([]*mcpgate.Message, error)
 	ClaimMessages(ctx context.Context, agentID, skill string, now time.Time, visibility time.Duration, limit int) ([]*mcpgate.Message, error)
+	RenewMessages(ctx context.Context, agentID string, held map[string]time.Time, now time.Time) ([]string, error)
+	ReleaseMessages(ctx context.Context, agentID string, held map[string]time.Time) error
 	AckMessage(ctx context.Context, agentID, id string) error
 }
 

@@ -2,6 +2,7 @@ package bus_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -86,4 +87,55 @@ func runAgent(ctx context.Context, b *bus.Bus, s bus.Store) {
 			return
 		}
 	}
+}
+
+// heartbeatWorkers is how many workers BenchmarkHeartbeat keeps online:
+// each of an agent of its own, the worst case, since the workers of one
+// agent's skill on one replica share one presence record.
+const heartbeatWorkers = 100
+
+// BenchmarkHeartbeat measures one heartbeat of a replica with 100 workers
+// connected: the refresh of their presence records (what Bus does every
+// Heartbeat), and the check a call waiting on one of them makes every
+// heartbeat. It reports the database time a replica spends per second on
+// refreshes at the default heartbeat ("refresh-ms/s").
+func BenchmarkHeartbeat(b *testing.B) {
+	b.Run("postgres", func(b *testing.B) {
+		_, _, rs := mustReplicas(b, 1)
+		benchHeartbeat(b, rs[0].store)
+	})
+	b.Run("sqlite", func(b *testing.B) { benchHeartbeat(b, mustSQLite(b)) })
+}
+
+// benchHeartbeat runs heartbeats of heartbeatWorkers agents' records in s.
+func benchHeartbeat(b *testing.B, s interface {
+	bus.Store
+	mcpgate.AgentStore
+	mcpgate.UserStore
+}) {
+	ctx := context.Background()
+	u, err := s.FindUserByName(ctx, "alice")
+	must(b, err)
+	ids := make([]string, heartbeatWorkers)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("worker-%03d", i)
+		must(b, s.CreateAgent(ctx, &mcpgate.Agent{ID: ids[i], Name: ids[i], OwnerID: u.ID, Source: mcpgate.SourceAPI}))
+	}
+	b.Run("refresh-100", func(b *testing.B) {
+		for b.Loop() {
+			expires := time.Now().Add(bus.DefaultPresenceTTL)
+			for _, id := range ids {
+				must(b, s.PutPresence(ctx, id, "", "rep_bench", expires))
+			}
+		}
+		perRound := b.Elapsed().Seconds() * 1000 / float64(b.N)
+		b.ReportMetric(perRound/bus.DefaultHeartbeat.Seconds(), "refresh-ms/s")
+	})
+	b.Run("check-1", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Present(ctx, ids[0], "chat", time.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -41,8 +41,12 @@ type Broker interface {
 
 // Defaults of Options.
 const (
-	DefaultHeartbeat   = 10 * time.Second
-	DefaultPresenceTTL = 30 * time.Second
+	// A replica that dies is known to be gone within DefaultPresenceTTL of
+	// its last refresh; a waiter that rechecks presence every heartbeat,
+	// and once more half a heartbeat after a no, learns it within
+	// DefaultPresenceTTL + 1.5 DefaultHeartbeat (9 s).
+	DefaultHeartbeat   = 2 * time.Second
+	DefaultPresenceTTL = 6 * time.Second
 	// publishTimeout bounds how long Post waits for the Broker.
 	publishTimeout = 5 * time.Second
 	// resubscribeDelay is how long the bus waits before calling Subscribe
@@ -147,6 +151,13 @@ func (b *Bus) Inbox(ctx context.Context, agentID string) <-chan struct{} {
 		close(c)
 	})
 	return c
+}
+
+// WakeInbox wakes the agent's inbox streams on every replica, as Post does
+// for a message to the agent's workers: messages were released for them to
+// claim.
+func (b *Bus) WakeInbox(ctx context.Context, agentID string) {
+	b.signal(ctx, inboxTopic(agentID))
 }
 
 // Topics: one per channel for reply waiters, one per agent for inboxes.

@@ -18,7 +18,9 @@ var pullAgents = []agentSkill{
 	{id: "analyst", skill: "orders", timeout: "20s", extra: csvQueryTool()},
 	{id: "sleepy", skill: "sleepy", timeout: "2s"},
 	{id: "canceller", skill: "canceller", timeout: "20s"},
-	{id: "fragile", skill: "fragile", timeout: "3s"},
+	// fragile's timeout is long: its caller must hear that the worker
+	// died well before it (issue 19).
+	{id: "fragile", skill: "fragile", timeout: "60s"},
 	{id: "crashy", skill: "crashy", timeout: "30s"},
 	{id: "ghost", skill: "ghost", timeout: "30s"},
 }
@@ -127,24 +129,27 @@ func TestAgentFailures(t *testing.T) {
 		waitFor(t, w.out.String, "cancelled "+id)
 	})
 	t.Run("worker killed mid-call", func(t *testing.T) {
-		// A message whose worker dies stays unacknowledged: a new worker
-		// would get it again. With none, the call ends at the skill's
-		// timeout, not earlier.
+		// When the only worker dies, the call ends as soon as its presence
+		// is gone, with the offline error, not at the skill's timeout as
+		// it did before issue 19.
 		w := startAgentWorker(t, g, "./testagent", "fragile", "-mode", "stall")
 		done := g.callLater(t, "fragile", ask("fragile", "hold on"))
 		waitFor(t, w.out.String, "got msg_")
 		w.cmd.Process.Kill()
 		o := <-done
-		if o.Error == nil || o.Error.Code != -32003 {
-			t.Errorf("outcome %s, want -32003 after the worker died", o.text())
+		if o.Error == nil || o.Error.Code != -32000 || o.Error.Data["reason"] != "agent_service_unavailable" {
+			t.Errorf("outcome %s, want -32000 agent_service_unavailable after the worker died", o.text())
 		}
 	})
 	t.Run("redelivery after a crash", func(t *testing.T) {
+		// The second worker is connected before the first dies: with no
+		// worker left the call would end offline (issue 19); with one,
+		// the dead worker's message goes to it at once.
 		first := startAgentWorker(t, g, "./testagent", "crashy", "-mode", "stall")
 		done := g.callLater(t, "crashy", ask("crashy", "hello"))
 		id := mustMatch(t, gotLine, waitFor(t, first.out.String, "got msg_"))
-		first.cmd.Process.Kill()
 		second := startAgentWorker(t, g, "./testagent", "crashy", "-mode", "echo")
+		first.cmd.Process.Kill()
 		waitFor(t, second.out.String, "got "+id)
 		wantText(t, <-done, "echo: hello")
 	})

@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -53,6 +55,68 @@ func (s *Store) ClaimMessages(ctx context.Context, agentID, skill string, now ti
 	}
 	slices.SortFunc(msgs, func(a, b *mcpgate.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 	return msgs, nil
+}
+
+// RenewMessages marks the messages of held (message ID → the delivery time
+// last written for it) that are unacknowledged and still delivered at that
+// time delivered at now, and returns their IDs: the worker's stream that
+// holds them is open, so their visibility starts again. A message claimed
+// again since (its visibility had passed) is left to its new holder.
+func (s *Store) RenewMessages(ctx context.Context, agentID string, held map[string]time.Time, now time.Time) ([]string, error) {
+	if len(held) == 0 {
+		return nil, nil
+	}
+	var ids []string
+	err := s.withHeld(ctx, agentID, held, "delivered_at = $2", []any{micros(now)}, func(rows *sql.Rows) error {
+		var err error
+		ids, err = collect(rows, func(sc scanner) (string, error) {
+			var id string
+			return id, sc.Scan(&id)
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("renew messages of %s: %w", agentID, err)
+	}
+	return ids, nil
+}
+
+// ReleaseMessages makes the messages of held that are unacknowledged and
+// still delivered at the time given for them claimable at once: the
+// worker's stream that held them ended.
+func (s *Store) ReleaseMessages(ctx context.Context, agentID string, held map[string]time.Time) error {
+	if len(held) == 0 {
+		return nil
+	}
+	err := s.withHeld(ctx, agentID, held, "delivered_at = NULL", nil, func(rows *sql.Rows) error { return rows.Close() })
+	if err != nil {
+		return fmt.Errorf("release messages of %s: %w", agentID, err)
+	}
+	return nil
+}
+
+// withHeld runs "UPDATE messages SET <set>" on the unacknowledged messages
+// of held still delivered at their time, after taking the agent's counter
+// lock as claims do, and passes the updated IDs to fn. The agent is $1, and
+// set's own arguments $2 on.
+func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]time.Time, set string, setArgs []any, fn func(*sql.Rows) error) error {
+	args := append([]any{agentID}, setArgs...)
+	var match []string
+	for id, at := range held {
+		args = append(args, id, micros(at))
+		match = append(match, fmt.Sprintf("(id = $%d AND delivered_at = $%d)", len(args)-1, len(args)))
+	}
+	q := `UPDATE messages SET ` + set + ` WHERE agent_id = $1 AND acked_at IS NULL AND (` + strings.Join(match, " OR ") + `) RETURNING id`
+	return s.withTx(ctx, func(tx *Store) error {
+		if _, err := tx.write.ExecContext(ctx, `UPDATE message_seqs SET seq = seq WHERE agent_id = $1`, agentID); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		rows, err := tx.write.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		return fn(rows)
+	})
 }
 
 // AckMessage marks a message to the agent's workers acknowledged, keeping

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpgate/mcpgate/agentkit"
 	"github.com/mcpgate/mcpgate/audit"
 	"github.com/mcpgate/mcpgate/auth/oauth"
+	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/demo"
 	"github.com/mcpgate/mcpgate/events"
@@ -50,6 +51,11 @@ type ServeConfig struct {
 	// AgentVisibility is how long a message delivered to an agent worker
 	// waits for its acknowledgement before it is delivered again.
 	AgentVisibility time.Duration
+	// AgentHeartbeat is how often each replica refreshes the presence of
+	// its agent workers (and waiting calls check it), and AgentPresenceTTL
+	// how long a refresh stays valid: a replica that dies is known to be
+	// gone within AgentPresenceTTL + 1.5 AgentHeartbeat.
+	AgentHeartbeat, AgentPresenceTTL time.Duration
 	// Governance holds the idempotency and audit log settings.
 	Governance governanceFlags
 	store      storeFlags
@@ -106,7 +112,9 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
-	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 30*time.Second, "how long a message to an agent worker waits for its acknowledgement before it is delivered again")
+	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 10*time.Second, "how long a message held by an agent worker whose stream stopped renewing it (its replica died) waits before it is delivered again")
+	fs.DurationVar(&c.AgentHeartbeat, "agent-heartbeat", bus.DefaultHeartbeat, "how often agent worker presence is refreshed and waiting calls check it")
+	fs.DurationVar(&c.AgentPresenceTTL, "agent-presence-ttl", bus.DefaultPresenceTTL, "how long a presence refresh stays valid: an agent worker's replica that dies is known gone within this plus 1.5 --agent-heartbeat")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics, unauthenticated, on this separate address instead of the main one (where it needs an administrator's key unless --addr is loopback)")
 	if err := parseFlags(fs, m.Env, args); err != nil {
@@ -129,6 +137,10 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--max-body-bytes must be positive"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
+	case c.AgentHeartbeat <= 0 || c.AgentPresenceTTL <= c.AgentHeartbeat:
+		problem = "--agent-heartbeat must be positive and shorter than --agent-presence-ttl"
+	case c.AgentVisibility <= 0:
+		problem = "--agent-visibility must be a positive duration such as 10s"
 	default:
 		problem = c.Governance.problem()
 	}

@@ -49,6 +49,7 @@ func (m *Main) backends(b *bus.Bus, guard *netguard.Guard) map[mcpgate.SkillKind
 		mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate, Guard: guard}),
 		mcpgate.SkillAgent: agent.New(&agent.Options{
 			Bus: b, Channels: m.store, Guard: guard, LookupEnv: m.Env.LookupEnv, Logger: m.logger,
+			PresenceCheck: m.Config.AgentHeartbeat,
 		}),
 	}
 }
@@ -114,7 +115,7 @@ func (m *Main) newHTTP(h http.Handler) *http.Server {
 // replicas through LISTEN/NOTIFY on PostgreSQL. Close closes it, then its
 // broker.
 func (m *Main) openBus() (*bus.Bus, error) {
-	opts := &bus.Options{Store: m.store, Logger: m.logger}
+	opts := &bus.Options{Store: m.store, Logger: m.logger, Heartbeat: m.Config.AgentHeartbeat, PresenceTTL: m.Config.AgentPresenceTTL}
 	var broker *postgres.Broker
 	if dsn := m.Config.store.postgresDSN(); dsn != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

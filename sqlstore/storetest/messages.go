@@ -21,6 +21,7 @@ func messageTests() []test {
 		{"FindReply", testFindReply},
 		{"ClaimAndAck", testClaimAndAck},
 		{"Redelivery", testRedelivery},
+		{"RenewAndRelease", testRenewAndRelease},
 		{"RepliesAcknowledge", testRepliesAcknowledge},
 		{"ConcurrentPosts", testConcurrentPosts},
 		{"ConcurrentClaims", testConcurrentClaims},
@@ -233,6 +234,51 @@ func testRedelivery(t *testing.T, s mcpgate.Store) {
 	if len(got) == 1 && got[0].ID == chat1.ID {
 		t.Fatal("an acknowledged message was delivered again")
 	}
+}
+
+// testRenewAndRelease checks the leases of an open stream: renewed
+// messages stay delivered past the visibility, released ones are claimable
+// at once, and a holder whose lease lapsed and was claimed by another can
+// neither renew nor release the new holder's delivery.
+func testRenewAndRelease(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	chat1, search, chat2 := claimFixture(t, s)
+	now, vis := time.Now(), 10*time.Second
+	_, err := s.ClaimMessages(ctx, "weather", "", now, vis, 10)
+	must(t, err)
+	must(t, s.AckMessage(ctx, "weather", chat2.ID))
+	held := map[string]time.Time{chat1.ID: now, search.ID: now, chat2.ID: now}
+	renewed, err := s.RenewMessages(ctx, "weather", held, now.Add(vis-time.Second))
+	must(t, err)
+	slices.Sort(renewed)
+	mustEqual(t, "renewed, the acked one left out", renewed, sortedIDs(chat1.ID, search.ID))
+	got, err := s.ClaimMessages(ctx, "weather", "", now.Add(vis), vis, 10)
+	must(t, err)
+	mustEqual(t, "claim after the first visibility, all renewed", len(got), 0)
+
+	at := now.Add(vis - time.Second)
+	must(t, s.ReleaseMessages(ctx, "weather", map[string]time.Time{chat1.ID: at}))
+	got, err = s.ClaimMessages(ctx, "weather", "", at, vis, 10)
+	must(t, err)
+	mustEqual(t, "claim right after the release", ids(got), ids([]*mcpgate.Message{chat1}))
+
+	stale := map[string]time.Time{chat1.ID: now, search.ID: at} // chat1 was claimed again at at
+	renewed, err = s.RenewMessages(ctx, "weather", stale, at.Add(time.Second))
+	must(t, err)
+	mustEqual(t, "renewed by a stale holder", renewed, []string{search.ID})
+	must(t, s.ReleaseMessages(ctx, "weather", map[string]time.Time{chat1.ID: now}))
+	got, err = s.ClaimMessages(ctx, "weather", "", at.Add(time.Second), vis, 10)
+	must(t, err)
+	mustEqual(t, "claim after a stale holder's release", len(got), 0)
+	renewed, err = s.RenewMessages(ctx, "weather", nil, now)
+	must(t, err)
+	mustEqual(t, "renew of nothing", len(renewed), 0)
+}
+
+// sortedIDs returns the IDs sorted.
+func sortedIDs(ids ...string) []string {
+	slices.Sort(ids)
+	return ids
 }
 
 func testRepliesAcknowledge(t *testing.T, s mcpgate.Store) {
