@@ -74,7 +74,7 @@ type Options struct {
 
 // Session is one initialized MCP session. It is safe for concurrent use.
 type Session struct {
-	t    transport
+	t    Transport
 	opts Options
 	log  *slog.Logger
 	init json.RawMessage // the initialize result
@@ -126,7 +126,7 @@ type reply struct {
 // (ProtocolVersion first, any version the server answers that the client
 // speaks), and sends notifications/initialized.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Session, error) {
-	s := &Session{t: t.(transport), pending: map[string]*pending{}, done: make(chan struct{})}
+	s := &Session{t: t, pending: map[string]*pending{}, done: make(chan struct{})}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts

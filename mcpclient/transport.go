@@ -19,7 +19,3 @@ type Transport interface {
 	// close ends the transport and waits for its goroutines.
 	close() error
 }
-
-// transport is the unexported side of Transport, which only this package
-// implements.
-type transport = Transport
