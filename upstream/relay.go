@@ -280,7 +280,7 @@ func (m *Manager) complete(ctx context.Context, f *mcpgate.Forward) (json.RawMes
 	}
 	var l *link
 	var err error
-	newRef := p.Ref
+	var newRef json.RawMessage
 	if ref.Type == "ref/prompt" {
 		var name string
 		l, name, err = m.routePrompt(ctx, f.Agent.ID, ref.Name)
