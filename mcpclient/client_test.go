@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -189,24 +190,30 @@ func TestLostStream(t *testing.T) {
 	}
 }
 
-// A refused resumption fails the call at once, naming the status.
+// A refused resumption fails the call at once, naming the status, and
+// leaves the session alone, even for 404.
 func TestResumeRefused(t *testing.T) {
-	f := &fake{toolsCall: func(w http.ResponseWriter, _ string) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "retry: 1\n")
-		sseEvent(w, "ev-1", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
-	}}
-	f.get = func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Last-Event-ID") == "" {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
+	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
+		f := &fake{toolsCall: func(w http.ResponseWriter, _ string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "retry: 1\n")
+			sseEvent(w, "ev-1", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+		}}
+		f.get = func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Last-Event-ID") == "" {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			http.Error(w, "unknown event", status)
 		}
-		http.Error(w, "unknown event", http.StatusBadRequest)
-	}
-	s := connect(t, NewHTTP(serveFake(t, f), nil, nil), nil)
-	_, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil)
-	if err == nil || !strings.Contains(err.Error(), "HTTP 400: unknown event") {
-		t.Fatalf("err %v", err)
+		s := connect(t, NewHTTP(serveFake(t, f), nil, nil), nil)
+		_, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil)
+		if err == nil || !strings.Contains(err.Error(), "HTTP "+strconv.Itoa(status)+": unknown event") {
+			t.Fatalf("err %v", err)
+		}
+		if s.Err() != nil {
+			t.Errorf("HTTP %d: the session ended: %v", status, s.Err())
+		}
 	}
 }
 

@@ -248,6 +248,11 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (io.ReadCloser, 
 		return resp.Body, nil
 	}
 	defer resp.Body.Close()
+	if lastID != "" && resp.StatusCode/100 != 2 {
+		// A refused resumption fails the request it was for, not the
+		// session.
+		return nil, refusal(resp)
+	}
 	if err := t.check(resp); err != nil {
 		return nil, err
 	}
