@@ -23,6 +23,7 @@ type httpTransport struct {
 	session string // Mcp-Session-Id, once the server gave one
 	version string // MCP-Protocol-Version, once negotiated
 	listen  sync.WaitGroup
+	readers readerPool
 }
 
 // NewHTTP returns a Streamable HTTP transport to url through hc, whose
@@ -152,7 +153,7 @@ func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *p
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		body, err := io.ReadAll(resp.Body)
+		body, err := readBody(resp)
 		if err != nil {
 			return fmt.Errorf("reading the reply: %w", err)
 		}
@@ -166,10 +167,20 @@ func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *p
 	return fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
 }
 
+// readBody reads a JSON reply, in one buffer when its length is known.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n > 0 && n <= maxEvent {
+		b := make([]byte, n)
+		_, err := io.ReadFull(resp.Body, b)
+		return b, err
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxEvent+1))
+}
+
 // readStream reads a request's event stream until the response, resuming
 // it with GET and Last-Event-ID when it ends before.
 func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *pending) error {
-	st := &stream{}
+	st := &stream{readers: &t.readers}
 	for {
 		answered, err := st.read(body, func(data []byte) bool { return t.s.receive(data, p) })
 		if answered {
@@ -278,7 +289,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 func (t *httpTransport) listenLoop() {
 	defer t.listen.Done()
 	ctx := t.s.ctx
-	st := &stream{}
+	st := &stream{readers: &t.readers}
 	body, err := t.get(ctx, "")
 	for {
 		if err != nil {
