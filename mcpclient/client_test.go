@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -265,5 +266,43 @@ func TestSessionMissingAndDelete(t *testing.T) {
 	defer f.mu.Unlock()
 	if f.deletes != 1 {
 		t.Errorf("deletes %d", f.deletes)
+	}
+}
+
+// Replies in JSON and in event streams leave their connection to the
+// pool: ten calls open no new connections beyond the first ones (one for
+// POSTs, one for the GET stream's attempt).
+func TestConnectionsAreReused(t *testing.T) {
+	f := &fake{}
+	n := 0
+	f.toolsCall = func(w http.ResponseWriter, id string) {
+		n++
+		if n%2 == 0 {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseEvent(w, "", `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
+	}
+	f.t = t
+	f.version = ProtocolVersion
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(f)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	s := connect(t, NewHTTP(srv.URL, nil, nil), nil)
+	for range 10 {
+		if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := conns.Load(); got > 2 {
+		t.Errorf("%d connections opened for 10 calls, want at most 2", got)
 	}
 }

@@ -169,12 +169,13 @@ func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *p
 
 // readBody reads a JSON reply, in one buffer when its length is known.
 func readBody(resp *http.Response) ([]byte, error) {
+	var buf bytes.Buffer
 	if n := resp.ContentLength; n > 0 && n <= maxEvent {
-		b := make([]byte, n)
-		_, err := io.ReadFull(resp.Body, b)
-		return b, err
+		buf.Grow(int(n) + bytes.MinRead) // room to read the end too
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, maxEvent+1))
+	// Reading to the end lets the connection go back to the pool.
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxEvent+1))
+	return buf.Bytes(), err
 }
 
 // readStream reads a request's event stream until the response, resuming
@@ -184,6 +185,7 @@ func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *p
 	for {
 		answered, err := st.read(body, func(data []byte) bool { return t.s.receive(data, p) })
 		if answered {
+			drain(body)
 			return nil
 		}
 		if st.lastID == "" {
@@ -200,6 +202,19 @@ func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *p
 		body = next
 		defer next.Close()
 	}
+}
+
+// drainWait bounds the wait for the end of a reply stream whose answer came.
+const drainWait = 50 * time.Millisecond
+
+// drain reads a reply stream to its end, which the server sends right
+// after the answer, so that the connection goes back to the pool instead
+// of being closed; a server that keeps the stream open longer than
+// drainWait loses it.
+func drain(body io.ReadCloser) {
+	stop := time.AfterFunc(drainWait, func() { body.Close() })
+	defer stop.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
 }
 
 // Timings of resumption.
