@@ -306,3 +306,24 @@ func TestConnectionsAreReused(t *testing.T) {
 		t.Errorf("%d connections opened for 10 calls, want at most 2", got)
 	}
 }
+
+// A server that refuses the GET stream with a status other than 404 keeps
+// the session: calls go on without it.
+func TestGETRefusedKeepsSession(t *testing.T) {
+	f := &fake{toolsCall: func(w http.ResponseWriter, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
+	}}
+	var gets atomic.Int32
+	f.get = func(w http.ResponseWriter, _ *http.Request) {
+		gets.Add(1)
+		http.Error(w, "no", http.StatusBadRequest)
+	}
+	s := connect(t, NewHTTP(serveFake(t, f), nil, nil), nil)
+	for gets.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil || s.Err() != nil {
+		t.Fatalf("call %v, session %v", err, s.Err())
+	}
+}

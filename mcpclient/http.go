@@ -299,8 +299,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // listenLoop keeps the session's GET stream open for the server's own
 // notifications and requests, resuming it when it ends. A server that
-// offers none (405) is left alone; one that forgot the session (404), or
-// that cannot be reached again, ends the session.
+// offers none (405) or refuses it with another status is left alone (the
+// session goes on without it); one that forgot the session (404), or that
+// cannot be reached again, ends the session.
 func (t *httpTransport) listenLoop() {
 	defer t.listen.Done()
 	ctx := t.s.ctx
@@ -308,7 +309,10 @@ func (t *httpTransport) listenLoop() {
 	body, err := t.get(ctx, "")
 	for {
 		if err != nil {
-			if se, ok := err.(*StatusError); ok && se.Status == http.StatusMethodNotAllowed {
+			if se, ok := err.(*StatusError); ok {
+				if se.Status != http.StatusMethodNotAllowed && ctx.Err() == nil {
+					t.s.log.Warn("mcpclient: the upstream refuses its GET stream; its own notifications and requests will not arrive", "err", err)
+				}
 				return
 			}
 			if ctx.Err() == nil {
