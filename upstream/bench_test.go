@@ -43,7 +43,7 @@ func BenchmarkRelayCall(b *testing.B) {
 func BenchmarkDirectCall(b *testing.B) {
 	u := benchUpstream(b)
 	c := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: u.url()}, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: u.url()}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		b.Fatal(err)
 	}

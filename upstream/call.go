@@ -1,15 +1,15 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mcpgate/mcpgate/mcpclient"
 )
 
 // ReportsProgress reports true: the upstream's own progress notifications
@@ -54,10 +54,8 @@ func (m *Manager) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 }
 
 // sessionMissing reports whether err says the upstream did not know the
-// session (HTTP 404). The SDK formats that error into text on its way.
-func sessionMissing(err error) bool {
-	return err != nil && (errors.Is(err, sdk.ErrSessionMissing) || strings.Contains(err.Error(), sdk.ErrSessionMissing.Error()))
-}
+// session (HTTP 404).
+func sessionMissing(err error) bool { return errors.Is(err, mcpclient.ErrSessionMissing) }
 
 // callTool sends the call on the session it belongs to, which it returns.
 func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, *session, error) {
@@ -71,57 +69,96 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	if name == "" {
 		name = call.Tool.Name
 	}
-	args := call.Arguments
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage(`{}`)
-	}
-	params := &sdk.CallToolParams{Name: name, Arguments: args}
-	params.SetProgressToken(token)
 	n := call.Notifier
 	if n == nil {
 		n = mcpgate.NopNotifier{}
 	}
-	var isError bool
-	raw, err := s.notifyingCall(ctx, n, token, func(ctx context.Context) (any, error) {
-		res, err := s.cs.CallTool(ctx, params)
-		if res != nil {
-			isError = res.IsError
-		}
-		return res, err
-	})
+	raw, err := s.request(ctx, "tools/call", callParams(name, call.Arguments, token), n, token)
 	if err != nil {
 		return nil, s, err
 	}
-	return &mcpgate.Result{Raw: raw, IsError: isError}, s, nil
+	return &mcpgate.Result{Raw: raw, IsError: isError(raw)}, s, nil
 }
 
-// call runs one request of the SDK session under a capture and returns
-// the upstream's raw result. Should the capture miss (a transport path it
-// does not see), the SDK's typed result is encoded instead.
-func (s *session) call(ctx context.Context, send func(ctx context.Context) (any, error)) (json.RawMessage, error) {
-	return s.notifyingCall(ctx, nil, "", send)
+// callParams are the params of a tools/call: the tool's upstream name, the
+// arguments as the caller sent them ({} when none) and the progress token.
+func callParams(name string, args json.RawMessage, token string) json.RawMessage {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	b := make([]byte, 0, len(args)+len(name)+len(token)+64)
+	b = append(b, `{"name":`...)
+	b = append(b, mustJSON(name)...)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	b = append(b, `,"_meta":{"progressToken":`...)
+	b = append(b, mustJSON(token)...)
+	return append(b, "}}"...)
 }
 
-// notifyingCall is call whose request's progress (with token) and log
-// messages go to n. An error response of the upstream is an
-// *mcpgate.RPCError.
-func (s *session) notifyingCall(ctx context.Context, n mcpgate.Notifier, token string, send func(ctx context.Context) (any, error)) (json.RawMessage, error) {
-	cctx, cp := withNotifyingCapture(ctx, n, token)
-	defer cp.done()
-	res, err := send(cctx)
-	if rpc := cp.upstreamError(); rpc != nil {
-		return nil, rpc
+// isError reads a CallToolResult's isError, looking only when the member
+// is there.
+func isError(raw json.RawMessage) bool {
+	if !bytes.Contains(raw, []byte(`"isError"`)) {
+		return false
 	}
-	if lost := cp.lostError(); err != nil && lost != nil {
-		return nil, lost
+	var r struct {
+		IsError bool `json:"isError"`
 	}
-	if err != nil {
-		return nil, err
+	_ = json.Unmarshal(raw, &r)
+	return r.IsError
+}
+
+// request sends one request on the session and returns the upstream's
+// result as it sent it; an error response is an *mcpgate.RPCError. The
+// request's progress (with token) and log messages go to n, when not nil,
+// in order and before the result, and so does a pause of its stream.
+func (s *session) request(ctx context.Context, method string, params json.RawMessage, n mcpgate.Notifier, token string) (json.RawMessage, error) {
+	var opts *mcpclient.CallOptions
+	if n != nil {
+		opts = &mcpclient.CallOptions{
+			ProgressToken: token,
+			Notify:        func(method string, params json.RawMessage) { notify(n, token, method, params) },
+		}
+		if p, ok := n.(pauser); ok {
+			opts.Paused = p.PauseStream
+		}
 	}
-	if raw := cp.result(); raw != nil {
-		return raw, nil
+	return s.cs.Call(ctx, method, params, opts)
+}
+
+// pauser is a Notifier whose client can be asked to come back for the rest
+// of the request's messages (SEP-1699): its stream ends now, advising it
+// to resume after retry. The gateway's client then sees what the
+// upstream's would when the upstream ends a stream on purpose.
+type pauser interface {
+	PauseStream(retry time.Duration)
+}
+
+// notify passes a progress notification with the call's token, or a log
+// message, to n; others are dropped.
+func notify(n mcpgate.Notifier, token, method string, params json.RawMessage) {
+	switch method {
+	case "notifications/progress":
+		var p struct {
+			Token    any     `json:"progressToken"`
+			Progress float64 `json:"progress"`
+			Total    float64 `json:"total"`
+			Message  string  `json:"message"`
+		}
+		if token != "" && json.Unmarshal(params, &p) == nil && p.Token == token {
+			n.Progress(p.Progress, p.Total, p.Message)
+		}
+	case "notifications/message":
+		var p struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger"`
+			Data   json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			n.Log(p.Level, p.Logger, p.Data)
+		}
 	}
-	return json.Marshal(res)
 }
 
 // callError maps an error of a relayed request to what the caller sees.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/mcpgate/mcpgate"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // maxPages bounds how many pages a listing follows, against an upstream
@@ -22,7 +21,7 @@ const maxPages = 1000
 func (m *Manager) Discover(ctx context.Context, sk *mcpgate.Skill) ([]*mcpgate.Tool, error) {
 	ctx, cancel := context.WithTimeout(ctx, sk.CallTimeout())
 	defer cancel()
-	s, err := dial(ctx, &dialOptions{skill: sk, m: m, caps: &sdk.ClientCapabilities{}, events: &events{
+	s, err := dial(ctx, &dialOptions{skill: sk, m: m, events: &events{
 		toolsChanged: func() {}, listChanged: func(string) {}, resourceUpdated: func(string, json.RawMessage) {},
 	}})
 	if err != nil {
@@ -87,9 +86,7 @@ func listTools(ctx context.Context, s *session, prefix string) ([]*mcpgate.Tool,
 			Tools      []mcpgate.MCPTool `json:"tools"`
 			NextCursor string            `json:"nextCursor"`
 		}
-		raw, err := s.call(ctx, func(ctx context.Context) (any, error) {
-			return s.cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
-		})
+		raw, err := s.request(ctx, "tools/list", cursorParams(cursor), nil, "")
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Timings of the supervisor.
@@ -54,7 +53,7 @@ type link struct {
 	own        map[string]*ownSession       // by downstream session
 	ownFull    bool                         // maxOwnSessions was reached and logged
 	subs       map[string]map[string]string // upstream URI → downstream session → URI it subscribed as
-	caps       *sdk.ServerCapabilities
+	caps       *serverCaps
 
 	health healthWriter
 }
@@ -146,15 +145,12 @@ func (l *link) dialMain() (*session, error) {
 	sk := l.current()
 	ctx, cancel := context.WithTimeout(l.ctx, sk.CallTimeout())
 	defer cancel()
-	return dial(ctx, l.dialOptions(sk, nil))
+	return dial(ctx, l.dialOptions(sk, clientCaps{}))
 }
 
 // dialOptions returns the options of a new session with the given client
 // capabilities.
-func (l *link) dialOptions(sk *mcpgate.Skill, caps *sdk.ClientCapabilities) *dialOptions {
-	if caps == nil {
-		caps = &sdk.ClientCapabilities{}
-	}
+func (l *link) dialOptions(sk *mcpgate.Skill, caps clientCaps) *dialOptions {
 	return &dialOptions{skill: sk, m: l.m, caps: caps, events: l.events}
 }
 
@@ -162,7 +158,7 @@ func (l *link) dialOptions(sk *mcpgate.Skill, caps *sdk.ClientCapabilities) *dia
 // rediscovery requests until s ends or the link stops.
 func (l *link) serve(s *session) error {
 	l.mu.Lock()
-	l.caps = s.cs.InitializeResult().Capabilities
+	l.caps = parseServerCaps(s.cs.Capabilities())
 	l.mu.Unlock()
 	l.setState(s, false, nil)
 	l.discover(s)
@@ -305,7 +301,7 @@ func (l *link) dialOwn(ctx context.Context, sessionID string, o *ownSession, sk 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(l.ctx, cancel)()
-	s, err := dial(ctx, l.dialOptions(sk, clientCaps(client.ClientCapabilities())))
+	s, err := dial(ctx, l.dialOptions(sk, hostCaps(client.ClientCapabilities())))
 	l.mu.Lock()
 	kept := l.own[sessionID] == o && l.ctx.Err() == nil
 	if err == nil && kept {

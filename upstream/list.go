@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // listing describes one of the list methods the gateway relays.
@@ -17,31 +16,21 @@ type listing struct {
 	method string
 	field  string // the result's array
 	key    string // each item's identifying field
-	offers func(c *sdk.ServerCapabilities) bool
-	page   func(ctx context.Context, s *session, cursor string) (any, error)
+	offers func(c *serverCaps) bool
 }
 
 var (
 	resourceListing = &listing{
 		method: "resources/list", field: "resources", key: "uri",
-		offers: func(c *sdk.ServerCapabilities) bool { return c != nil && c.Resources != nil },
-		page: func(ctx context.Context, s *session, cursor string) (any, error) {
-			return s.cs.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
-		},
+		offers: func(c *serverCaps) bool { return c != nil && c.Resources != nil },
 	}
 	templateListing = &listing{
 		method: "resources/templates/list", field: "resourceTemplates", key: "uriTemplate",
-		offers: func(c *sdk.ServerCapabilities) bool { return c != nil && c.Resources != nil },
-		page: func(ctx context.Context, s *session, cursor string) (any, error) {
-			return s.cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
-		},
+		offers: func(c *serverCaps) bool { return c != nil && c.Resources != nil },
 	}
 	promptListing = &listing{
 		method: "prompts/list", field: "prompts", key: "name",
-		offers: func(c *sdk.ServerCapabilities) bool { return c != nil && c.Prompts != nil },
-		page: func(ctx context.Context, s *session, cursor string) (any, error) {
-			return s.cs.ListPrompts(ctx, &sdk.ListPromptsParams{Cursor: cursor})
-		},
+		offers: func(c *serverCaps) bool { return c != nil && c.Prompts != nil },
 	}
 )
 
@@ -151,7 +140,7 @@ func (l *link) listItems(ctx context.Context, ls *listing) ([]item, error) {
 	var items []item
 	cursor := ""
 	for range maxPages {
-		raw, err := l.relayed(ctx, nil, func(ctx context.Context, s *session) (any, error) { return ls.page(ctx, s, cursor) })
+		raw, err := l.relayed(ctx, nil, ls.method, cursorParams(cursor))
 		if err != nil {
 			return items, err
 		}
@@ -175,4 +164,12 @@ func (l *link) listItems(ctx context.Context, ls *listing) ([]item, error) {
 		cursor = next
 	}
 	return items, fmt.Errorf("%s: more than %d pages", ls.method, maxPages)
+}
+
+// cursorParams are the params of a listing's page.
+func cursorParams(cursor string) json.RawMessage {
+	if cursor == "" {
+		return json.RawMessage(`{}`)
+	}
+	return mustJSON(map[string]string{"cursor": cursor})
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // nsScheme starts a resource URI that had to be namespaced because two
@@ -122,7 +121,7 @@ func (m *Manager) Relay(ctx context.Context, f *mcpgate.Forward) (json.RawMessag
 // relayed runs one request on the link's pooled session, mapping errors
 // for the caller. The upstream's log messages about the request, and a
 // pause of its stream, reach n when it is not nil.
-func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, send func(ctx context.Context, s *session) (any, error)) (json.RawMessage, error) {
+func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, method string, params json.RawMessage) (json.RawMessage, error) {
 	sk := l.current()
 	timeout := sk.CallTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -131,14 +130,15 @@ func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, send func(ctx co
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
-	raw, err := s.notifyingCall(ctx, n, "", func(ctx context.Context) (any, error) { return send(ctx, s) })
+	raw, err := s.request(ctx, method, params, n, "")
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
 	return raw, nil
 }
 
-// decodeParams reads a relayed request's params into the SDK's type.
+// decodeParams reads the members of a relayed request's params the
+// gateway routes by.
 func decodeParams(raw json.RawMessage, into any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -230,7 +230,9 @@ func (n *agentNames) findURI(uri string) (route, bool) {
 
 // readResource relays resources/read to the skill offering the URI.
 func (m *Manager) readResource(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
-	var p sdk.ReadResourceParams
+	var p struct {
+		URI string `json:"uri"`
+	}
 	if err := decodeParams(f.Params, &p); err != nil {
 		return nil, err
 	}
@@ -238,13 +240,14 @@ func (m *Manager) readResource(ctx context.Context, f *mcpgate.Forward) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	p.URI = uri
-	return l.relayed(ctx, f.Notifier, func(ctx context.Context, s *session) (any, error) { return s.cs.ReadResource(ctx, &p) })
+	return l.relayed(ctx, f.Notifier, f.Method, renamed(f.Params, "uri", p.URI, uri))
 }
 
 // getPrompt relays prompts/get to the skill offering the prompt.
 func (m *Manager) getPrompt(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
-	var p sdk.GetPromptParams
+	var p struct {
+		Name string `json:"name"`
+	}
 	if err := decodeParams(f.Params, &p); err != nil {
 		return nil, err
 	}
@@ -252,31 +255,49 @@ func (m *Manager) getPrompt(ctx context.Context, f *mcpgate.Forward) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	p.Name = name
-	return l.relayed(ctx, f.Notifier, func(ctx context.Context, s *session) (any, error) { return s.cs.GetPrompt(ctx, &p) })
+	return l.relayed(ctx, f.Notifier, f.Method, renamed(f.Params, "name", p.Name, name))
 }
 
 // complete relays completion/complete to the skill of the prompt or
 // resource template it refers to.
 func (m *Manager) complete(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
-	var p sdk.CompleteParams
+	var p struct {
+		Ref json.RawMessage `json:"ref"`
+	}
+	var ref struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
 	if err := decodeParams(f.Params, &p); err != nil {
 		return nil, err
 	}
-	if p.Ref == nil {
+	if !isObject(p.Ref) {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "invalid params: ref is required")
+	}
+	if err := decodeParams(p.Ref, &ref); err != nil {
+		return nil, err
 	}
 	var l *link
 	var err error
-	if p.Ref.Type == "ref/prompt" {
-		l, p.Ref.Name, err = m.routePrompt(ctx, f.Agent.ID, p.Ref.Name)
+	var newRef json.RawMessage
+	if ref.Type == "ref/prompt" {
+		var name string
+		l, name, err = m.routePrompt(ctx, f.Agent.ID, ref.Name)
+		newRef = renamed(p.Ref, "name", ref.Name, name)
 	} else {
-		l, p.Ref.URI, err = m.routeURI(ctx, f.Agent.ID, p.Ref.URI)
+		var uri string
+		l, uri, err = m.routeURI(ctx, f.Agent.ID, ref.URI)
+		newRef = renamed(p.Ref, "uri", ref.URI, uri)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return l.relayed(ctx, f.Notifier, func(ctx context.Context, s *session) (any, error) { return s.cs.Complete(ctx, &p) })
+	params := f.Params
+	if string(newRef) != string(p.Ref) {
+		params = withRaw(f.Params, "ref", newRef)
+	}
+	return l.relayed(ctx, f.Notifier, f.Method, params)
 }
 
 // subscription relays resources/subscribe and resources/unsubscribe: the
@@ -297,12 +318,7 @@ func (m *Manager) subscription(ctx context.Context, f *mcpgate.Forward) (json.Ra
 	if (subscribe && !first) || (!subscribe && !last) {
 		return json.RawMessage(`{}`), nil
 	}
-	_, err = l.relayed(ctx, nil, func(ctx context.Context, s *session) (any, error) {
-		if subscribe {
-			return struct{}{}, s.cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri})
-		}
-		return struct{}{}, s.cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri})
-	})
+	_, err = l.relayed(ctx, nil, f.Method, uriParams(uri))
 	if err != nil && subscribe {
 		l.recordSubscription(uri, p.URI, f.SessionID, false)
 		return nil, err
@@ -346,7 +362,7 @@ func (l *link) resubscribe(s *session) {
 	l.mu.Unlock()
 	for _, uri := range uris {
 		ctx, cancel := context.WithTimeout(l.ctx, l.current().CallTimeout())
-		if err := s.cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		if _, err := s.request(ctx, "resources/subscribe", uriParams(uri), nil, ""); err != nil {
 			l.m.log.Warn("upstream resubscribe failed", "skill", l.name(), "uri", uri, "err", err)
 		}
 		cancel()
@@ -358,7 +374,7 @@ func (l *link) resubscribe(s *session) {
 func (l *link) unsubscribeAll(s *session, uris []string) {
 	for _, uri := range uris {
 		ctx, cancel := context.WithTimeout(l.ctx, 10*time.Second)
-		_ = s.cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri})
+		_, _ = s.request(ctx, "resources/unsubscribe", uriParams(uri), nil, "")
 		cancel()
 	}
 }
@@ -409,6 +425,30 @@ func withField(raw json.RawMessage, field, value string) json.RawMessage {
 	}
 	m[field] = mustJSON(value)
 	return mustJSON(m)
+}
+
+// withRaw returns the JSON object raw with one member set to value.
+func withRaw(raw json.RawMessage, field string, value json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	m[field] = value
+	return mustJSON(m)
+}
+
+// renamed returns params with the string member field set to to, or
+// params as they are when the name did not change.
+func renamed(params json.RawMessage, field, from, to string) json.RawMessage {
+	if from == to {
+		return params
+	}
+	return withField(params, field, to)
+}
+
+// uriParams are the params of resources/subscribe and unsubscribe.
+func uriParams(uri string) json.RawMessage {
+	return mustJSON(map[string]string{"uri": uri})
 }
 
 // errNoRelay means a skill's upstream does not offer a listing.

@@ -1,5 +1,3 @@
-//lint:file-ignore SA1019 The gateway serves MCP 2025-11-25, where logging, roots and sampling are current; the SDK marks them deprecated only for 2026-07-28.
-
 package upstream
 
 import (
@@ -13,19 +11,18 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/mcpclient"
 	"github.com/mcpgate/mcpgate/netguard"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// session is one upstream MCP session: an SDK ClientSession over Streamable
+// session is one upstream MCP session: an mcpclient.Session over Streamable
 // HTTP or over a child process's stdio.
 type session struct {
-	cs     *sdk.ClientSession
-	child  *child                  // the stdio server, nil for HTTP
-	caps   *sdk.ClientCapabilities // what the gateway declared on it
-	closed chan struct{}           // closed once the session has ended
-	err    error                   // why it ended, once closed is closed
+	cs     *mcpclient.Session
+	child  *child     // the stdio server, nil for HTTP
+	caps   clientCaps // what the gateway declared on it
+	closed chan struct{}
+	err    error // why it ended, once closed is closed
 	events *events
 
 	mu    sync.Mutex
@@ -46,12 +43,6 @@ type inflight struct {
 	client mcpgate.ClientRequester
 }
 
-// protocolVersion is the revision the gateway asks upstreams for: the one
-// it serves downstream, with sessions and server→client requests (the SDK
-// would otherwise try the stateless 2026-07-28 revision first, where an
-// upstream cannot send sampling or elicitation requests during a call).
-const protocolVersion = "2025-11-25"
-
 // serverToClient lists the upstream requests relayed to the MCP host.
 var serverToClient = map[string]bool{"sampling/createMessage": true, "elicitation/create": true, "roots/list": true}
 
@@ -59,33 +50,23 @@ var serverToClient = map[string]bool{"sampling/createMessage": true, "elicitatio
 type dialOptions struct {
 	skill  *mcpgate.Skill
 	m      *Manager
-	caps   *sdk.ClientCapabilities
+	caps   clientCaps
 	events *events
 }
 
-// dial connects a new session to the skill's upstream and initializes it.
-// Errors carry EUNAVAILABLE (or EINVALID for a skill that cannot work) and
-// name the skill.
+// dial connects a new session to the skill's upstream and initializes it,
+// asking for protocol mcpclient.ProtocolVersion. Errors carry EUNAVAILABLE
+// (or EINVALID for a skill that cannot work) and name the skill.
 func dial(ctx context.Context, o *dialOptions) (*session, error) {
 	s := &session{closed: make(chan struct{}), events: o.events, caps: o.caps}
-	client := sdk.NewClient(&sdk.Implementation{Name: o.m.clientName, Version: o.m.clientVersion}, &sdk.ClientOptions{
-		Logger:                 o.m.log,
-		Capabilities:           o.caps,
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.events.toolsChanged() },
-		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) {
-			s.events.listChanged("notifications/prompts/list_changed")
-		},
-		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
-			s.events.listChanged("notifications/resources/list_changed")
-		},
-		ResourceUpdatedHandler: s.resourceUpdated,
-	})
-	client.AddReceivingMiddleware(s.relayClientRequests)
 	t, err := s.transport(o)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := mcpclient.Connect(ctx, t, &mcpclient.Options{
+		Name: o.m.clientName, Version: o.m.clientVersion, Capabilities: o.caps.raw(),
+		Notify: s.notified, Request: s.relayClientRequest, Logger: o.m.log,
+	})
 	if err != nil {
 		if s.child != nil {
 			s.child.stop()
@@ -93,18 +74,18 @@ func dial(ctx context.Context, o *dialOptions) (*session, error) {
 		return nil, unavailable(o.skill, err)
 	}
 	s.cs = cs
-	if caps := cs.InitializeResult().Capabilities; caps != nil && caps.Logging != nil {
+	if parseServerCaps(cs.Capabilities()).Logging != nil {
 		// Without a level some servers send no log messages at all; the
 		// downstream side filters by each session's own level.
-		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "debug"})
+		_, _ = cs.Call(ctx, "logging/setLevel", json.RawMessage(`{"level":"debug"}`), nil)
 	}
 	go s.watch()
 	return s, nil
 }
 
-// transport returns the SDK transport for the skill: Streamable HTTP
+// transport returns the client transport for the skill: Streamable HTTP
 // through the SSRF guard, or a new child process.
-func (s *session) transport(o *dialOptions) (sdk.Transport, error) {
+func (s *session) transport(o *dialOptions) (mcpclient.Transport, error) {
 	sk := o.skill
 	if sk.URL == "" {
 		if sk.Command == "" {
@@ -115,7 +96,7 @@ func (s *session) transport(o *dialOptions) (sdk.Transport, error) {
 			return nil, err
 		}
 		s.child = c
-		return c.transport(), nil
+		return mcpclient.NewStdio(c.stdout, c.stdin), nil
 	}
 	policy := netguard.Policy{AllowPrivate: sk.AllowPrivate}
 	if err := policy.CheckURL(sk.URL); err != nil {
@@ -130,8 +111,30 @@ func (s *session) transport(o *dialOptions) (sdk.Transport, error) {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "skill %q: url: %v", sk.Name, err)
 	}
 	hc := *o.m.guard.Client(policy)
-	hc.Transport = &captureTransport{next: hc.Transport, headers: headers, origin: u.Scheme + "://" + u.Host}
-	return &sdk.StreamableClientTransport{Endpoint: sk.URL, HTTPClient: &hc, MaxRetries: -1}, nil
+	if len(headers) > 0 {
+		hc.Transport = &headerTransport{next: hc.Transport, headers: headers, origin: u.Scheme + "://" + u.Host}
+	}
+	return mcpclient.NewHTTP(sk.URL, &hc, nil), nil
+}
+
+// headerTransport sets a skill's headers on the requests to its upstream.
+type headerTransport struct {
+	next    http.RoundTripper
+	headers map[string]string
+	// origin is the skill URL's scheme and host: the headers, which may
+	// hold secrets, never go anywhere else, not even after a redirect.
+	origin string
+}
+
+// RoundTrip sends req with the headers when it goes to the origin.
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme+"://"+req.URL.Host == t.origin {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return t.next.RoundTrip(req)
 }
 
 // expandHeaders fills the secrets of the skill's headers.
@@ -147,9 +150,19 @@ func expandHeaders(sk *mcpgate.Skill, lookup mcpgate.LookupFunc) (map[string]str
 	return out, nil
 }
 
-// watch waits for the session to end, then stops its child.
+// watch waits for the session to end (or its child to exit), then stops
+// its child.
 func (s *session) watch() {
-	s.err = s.cs.Wait()
+	var exited <-chan struct{}
+	if s.child != nil {
+		exited = s.child.exited
+	}
+	select {
+	case <-s.cs.Done():
+	case <-exited:
+		_ = s.cs.Close()
+	}
+	s.err = s.cs.Err()
 	if s.child != nil {
 		s.child.stop()
 		s.err = s.child.err
@@ -210,109 +223,49 @@ func (s *session) latest() *inflight {
 	return s.calls[len(s.calls)-1]
 }
 
-// resourceUpdated passes notifications/resources/updated to the link.
-func (s *session) resourceUpdated(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
-	params, err := json.Marshal(req.Params)
-	if err == nil {
-		s.events.resourceUpdated(req.Params.URI, params)
-	}
-}
-
-// rawResult is a result relayed as the bytes the MCP host sent.
-type rawResult struct {
-	sdk.ResultBase
-	raw json.RawMessage
-}
-
-// MarshalJSON writes the relayed bytes.
-func (r *rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
-
-// relayClientRequests answers the upstream's sampling, elicitation and
-// roots requests by asking the MCP host behind the newest call in flight.
-func (s *session) relayClientRequests(next sdk.MethodHandler) sdk.MethodHandler {
-	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		if !serverToClient[method] {
-			return next(ctx, method, req)
-		}
-		if !s.declared(method) {
-			// Above all on the pooled session, whose calls come from many
-			// MCP hosts: the newest call's host is not the one asked.
-			return nil, &jsonrpc.Error{Code: -32601, Message: "the client did not declare the capability for " + method + " on this session"}
-		}
-		c := s.latest()
-		if c == nil || c.client == nil {
-			return nil, &jsonrpc.Error{Code: -32601, Message: "no MCP client can answer " + method + " now"}
-		}
-		params, err := json.Marshal(req.GetParams())
-		if err != nil {
-			return nil, err
-		}
-		raw, err := c.client.RequestClient(ctx, method, params)
-		var rpc *mcpgate.RPCError
-		if errors.As(err, &rpc) {
-			return nil, &jsonrpc.Error{Code: int64(rpc.Code), Message: rpc.Message, Data: rpc.Data}
-		} else if err != nil {
-			return nil, &jsonrpc.Error{Code: -32603, Message: mcpgate.ErrorMessage(err)}
-		}
-		return &rawResult{raw: raw}, nil
-	}
-}
-
-// declared reports whether the gateway declared the capability a
-// server→client request needs on the session.
-func (s *session) declared(method string) bool {
-	if s.caps == nil {
-		return false
-	}
+// notified passes the upstream's list_changed and resources/updated
+// notifications to the link.
+func (s *session) notified(method string, params json.RawMessage) {
 	switch method {
-	case "sampling/createMessage":
-		return s.caps.Sampling != nil
-	case "elicitation/create":
-		return s.caps.Elicitation != nil
-	case "roots/list":
-		return s.caps.RootsV2 != nil
+	case "notifications/tools/list_changed":
+		s.events.toolsChanged()
+	case "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		s.events.listChanged(method)
+	case "notifications/resources/updated":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.URI != "" {
+			s.events.resourceUpdated(p.URI, params)
+		}
 	}
-	return false
 }
 
-// clientCaps turns the capabilities an MCP host declared into those the
-// gateway declares upstream: only what the host can answer, and nothing
-// for a pooled session (caps nil).
-func clientCaps(caps json.RawMessage) *sdk.ClientCapabilities {
-	out := &sdk.ClientCapabilities{}
-	var in struct {
-		Roots       json.RawMessage `json:"roots"`
-		Sampling    json.RawMessage `json:"sampling"`
-		Elicitation json.RawMessage `json:"elicitation"`
+// relayClientRequest answers the upstream's sampling, elicitation and
+// roots requests by asking the MCP host behind the newest call in flight;
+// the host's answer goes back as it is.
+func (s *session) relayClientRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if !serverToClient[method] {
+		return nil, &mcpgate.RPCError{Code: -32601, Message: "method not found: " + method}
 	}
-	if len(caps) == 0 || json.Unmarshal(caps, &in) != nil {
-		return out
+	if !s.caps.declares(method) {
+		// Above all on the pooled session, whose calls come from many
+		// MCP hosts: the newest call's host is not the one asked.
+		return nil, &mcpgate.RPCError{Code: -32601, Message: "the client did not declare the capability for " + method + " on this session"}
 	}
-	if isObject(in.Roots) {
-		out.RootsV2 = &sdk.RootCapabilities{}
+	c := s.latest()
+	if c == nil || c.client == nil {
+		return nil, &mcpgate.RPCError{Code: -32601, Message: "no MCP client can answer " + method + " now"}
 	}
-	if isObject(in.Sampling) {
-		out.Sampling = &sdk.SamplingCapabilities{}
-		_ = json.Unmarshal(in.Sampling, out.Sampling)
+	if len(params) == 0 {
+		params = json.RawMessage(`{}`)
 	}
-	if isObject(in.Elicitation) {
-		out.Elicitation = &sdk.ElicitationCapabilities{}
-		_ = json.Unmarshal(in.Elicitation, out.Elicitation)
+	raw, err := c.client.RequestClient(ctx, method, params)
+	var rpc *mcpgate.RPCError
+	if errors.As(err, &rpc) {
+		return nil, rpc
+	} else if err != nil {
+		return nil, &mcpgate.RPCError{Code: -32603, Message: mcpgate.ErrorMessage(err)}
 	}
-	return out
-}
-
-// wantsOwnSession reports whether a host's capabilities call for an
-// upstream session of its own.
-func wantsOwnSession(c mcpgate.ClientRequester) bool {
-	if c == nil {
-		return false
-	}
-	caps := clientCaps(c.ClientCapabilities())
-	return caps.RootsV2 != nil || caps.Sampling != nil || caps.Elicitation != nil
-}
-
-// isObject reports whether raw is a JSON object.
-func isObject(raw json.RawMessage) bool {
-	return len(raw) > 0 && raw[0] == '{'
+	return raw, nil
 }

@@ -5,9 +5,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -115,43 +113,6 @@ func TestResumeRefusedFailsOnlyTheCall(t *testing.T) {
 	if got := opened.Load(); got != 1 {
 		t.Errorf("the upstream saw %d sessions opened, want 1", got)
 	}
-}
-
-func TestSSEBodyHidesEventIDs(t *testing.T) {
-	in := "id: a_0\nretry: 10\ndata: \n\nid: a_1\r\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n: keep\nid\n"
-	b := newSSEBody(context.Background(), io.NopCloser(strings.NewReader(in)), nil)
-	out, err := io.ReadAll(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "retry: 10\ndata: \n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n: keep\n"
-	if string(out) != want {
-		t.Errorf("the SDK reads %q, want %q", out, want)
-	}
-	if !b.answered || b.lastID != "" || b.retry != 10*time.Millisecond {
-		t.Errorf("answered %v, last id %q, retry %v; want true, reset by the bare id field, 10ms", b.answered, b.lastID, b.retry)
-	}
-}
-
-// endless is an event stream whose one data line never ends.
-type endless struct{}
-
-func (endless) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 'x'
-	}
-	copy(p, "data: ")
-	return len(p), nil
-}
-
-func TestSSEBodyBoundsAnEvent(t *testing.T) {
-	c := &capture{id: anyID}
-	b := newSSEBody(context.Background(), io.NopCloser(endless{}), c)
-	_, err := io.Copy(io.Discard, b)
-	if err == nil || c.lostError() == nil {
-		t.Fatalf("err %v, lost %v: an endless event must fail the stream", err, c.lostError())
-	}
-	mustContain(t, "error", err.Error(), "exceeds")
 }
 
 func TestRelayedReadPassesLogsAndPause(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // stopGrace is how long a stdio child has to exit after its stdin closes
@@ -96,11 +95,6 @@ func (c *child) wait() {
 		c.err = fmt.Errorf("process exited")
 	}
 	close(c.exited)
-}
-
-// transport is the SDK transport over the child's pipes.
-func (c *child) transport() sdk.Transport {
-	return captureTransportIO{inner: &sdk.IOTransport{Reader: c.stdout, Writer: c.stdin}}
 }
 
 // stop closes the child's stdin, waits a little for it to exit, then kills

@@ -1,14 +1,15 @@
 // Package upstream is the backend for skills of kind mcp: it keeps a
 // connection to each skill's upstream MCP server (Streamable HTTP through
 // the SSRF guard, or a supervised child process over stdio) with the
-// official Go SDK as the client, discovers the upstream's tools into the
+// gateway's own client (package mcpclient), discovers the upstream's tools into the
 // skill, relays tool calls with their results as the upstream's own bytes,
 // relays resources, prompts and completions, forwards the upstream's
 // server→client requests to the MCP host of the call in flight, and records
 // each skill's health.
 //
-// The package imports the root mcpgate package, netguard, the go-sdk and
-// the standard library; it must not import the transport (mcp), the
+// The package imports the root mcpgate package, netguard, mcpclient and
+// the standard library (never the go-sdk, which is only a test fixture);
+// it must not import the transport (mcp), the
 // stores, the pipeline, other backends or the server.
 package upstream
 

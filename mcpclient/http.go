@@ -1,0 +1,353 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// httpTransport speaks Streamable HTTP to one endpoint.
+type httpTransport struct {
+	url    string
+	hc     *http.Client
+	header http.Header // the caller's headers, on every request
+
+	s       *Session
+	mu      sync.Mutex
+	session string // Mcp-Session-Id, once the server gave one
+	version string // MCP-Protocol-Version, once negotiated
+	listen  sync.WaitGroup
+	readers readerPool
+}
+
+// NewHTTP returns a Streamable HTTP transport to url through hc, whose
+// Transport pools connections (keep-alive). header, which may hold
+// secrets, goes on every request; hc must not follow redirects to other
+// origins with it (the caller's client decides).
+func NewHTTP(url string, hc *http.Client, header http.Header) Transport {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &httpTransport{url: url, hc: hc, header: header}
+}
+
+func (t *httpTransport) start(s *Session) error { t.s = s; return nil }
+
+func (t *httpTransport) oneStream() bool { return false }
+
+// initialized records the version and opens the GET stream.
+func (t *httpTransport) initialized(version string) {
+	t.mu.Lock()
+	t.version = version
+	t.mu.Unlock()
+	t.listen.Add(1)
+	go t.listenLoop()
+}
+
+// request builds a request to the endpoint with the session's headers.
+func (t *httpTransport) request(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, t.url, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range t.header {
+		req.Header[k] = v
+	}
+	t.mu.Lock()
+	if t.session != "" {
+		req.Header["Mcp-Session-Id"] = []string{t.session}
+	}
+	if t.version != "" {
+		req.Header["Mcp-Protocol-Version"] = []string{t.version}
+	}
+	t.mu.Unlock()
+	return req, nil
+}
+
+// send POSTs one message; for a request it reads the reply (JSON, or an
+// event stream resumed as needed) until the response comes.
+func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error {
+	req, err := t.request(ctx, http.MethodPost, msg)
+	if err != nil {
+		return err
+	}
+	req.Header["Content-Type"] = []string{"application/json"}
+	req.Header["Accept"] = []string{"application/json, text/event-stream"}
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := t.check(resp); err != nil {
+		return err
+	}
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		t.mu.Lock()
+		if t.session == "" {
+			t.session = id
+		}
+		t.mu.Unlock()
+	}
+	if p == nil || resp.StatusCode == http.StatusAccepted {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		return nil
+	}
+	return t.readReply(ctx, resp, p)
+}
+
+// check returns the error of a response that is not a success.
+func (t *httpTransport) check(resp *http.Response) error {
+	if resp.StatusCode/100 == 2 {
+		return nil
+	}
+	t.mu.Lock()
+	hadSession := t.session != ""
+	t.mu.Unlock()
+	if resp.StatusCode == http.StatusNotFound && hadSession {
+		return ErrSessionMissing
+	}
+	return refusal(resp)
+}
+
+// refusal is the error of a response refused with a status.
+func refusal(resp *http.Response) error {
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+	return &StatusError{Status: resp.StatusCode, Text: string(bytes.TrimSpace(text))}
+}
+
+// StatusError is an HTTP status the server refused a request with.
+type StatusError struct {
+	Status int
+	Text   string
+}
+
+// Error returns the status and the start of the body.
+func (e *StatusError) Error() string {
+	if e.Text == "" {
+		return "HTTP " + strconv.Itoa(e.Status)
+	}
+	return "HTTP " + strconv.Itoa(e.Status) + ": " + e.Text
+}
+
+// transient reports whether trying again may help.
+func (e *StatusError) transient() bool {
+	switch e.Status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// readReply reads the reply to the request p.
+func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) error {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "application/json":
+		body, err := readBody(resp)
+		if err != nil {
+			return fmt.Errorf("reading the reply: %w", err)
+		}
+		if !t.s.receive(body, p) {
+			return fmt.Errorf("the reply does not answer the request")
+		}
+		return nil
+	case "text/event-stream":
+		return t.readStream(ctx, resp.Body, p)
+	}
+	return fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
+}
+
+// readBody reads a JSON reply, in one buffer when its length is known.
+func readBody(resp *http.Response) ([]byte, error) {
+	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 && n <= maxEvent {
+		buf.Grow(int(n) + bytes.MinRead) // room to read the end too
+	}
+	// Reading to the end lets the connection go back to the pool.
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxEvent+1))
+	return buf.Bytes(), err
+}
+
+// readStream reads a request's event stream until the response, resuming
+// it with GET and Last-Event-ID when it ends before.
+func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *pending) error {
+	st := &stream{readers: &t.readers}
+	for {
+		answered, err := st.read(body, func(data []byte) bool { return t.s.receive(data, p) })
+		if answered {
+			drain(body)
+			return nil
+		}
+		if st.lastID == "" {
+			return fmt.Errorf("the upstream ended its reply stream before answering: %w", err)
+		}
+		if err == io.EOF && p.opts.Paused != nil {
+			p.opts.Paused(st.retry)
+		}
+		next, rerr := t.resume(ctx, st)
+		if rerr != nil {
+			return fmt.Errorf("the upstream ended its reply stream before answering, and resuming it failed: %w", rerr)
+		}
+		body.Close()
+		body = next
+		defer next.Close()
+	}
+}
+
+// drainWait bounds the wait for the end of a reply stream whose answer came.
+const drainWait = 50 * time.Millisecond
+
+// drain reads a reply stream to its end, which the server sends right
+// after the answer, so that the connection goes back to the pool instead
+// of being closed; a server that keeps the stream open longer than
+// drainWait loses it.
+func drain(body io.ReadCloser) {
+	stop := time.AfterFunc(drainWait, func() { body.Close() })
+	defer stop.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+}
+
+// Timings of resumption.
+const (
+	// resumeDelay is the wait before reconnecting when the server did not
+	// advise one with retry.
+	resumeDelay = time.Second
+	// resumeMaxDelay caps both the advised delay and the backoff.
+	resumeMaxDelay = 30 * time.Second
+	// resumeTries is how many reconnections in a row may fail; one the
+	// server accepts resets the count.
+	resumeTries = 3
+)
+
+// resume reconnects a stream after its last event id, waiting the
+// advised retry (backoff on failures); a refusal other than a transient
+// status ends the attempts.
+func (t *httpTransport) resume(ctx context.Context, st *stream) (io.ReadCloser, error) {
+	delay := min(st.retry, resumeMaxDelay)
+	if delay == 0 {
+		delay = resumeDelay
+	}
+	var last error
+	for range resumeTries {
+		if !sleep(ctx, delay) {
+			return nil, ctx.Err()
+		}
+		body, err := t.get(ctx, st.lastID)
+		if err == nil {
+			return body, nil
+		}
+		last = err
+		if se, ok := err.(*StatusError); ok && !se.transient() {
+			break
+		}
+		delay = min(2*delay, resumeMaxDelay)
+	}
+	return nil, last
+}
+
+// get opens an event stream with GET, after lastID when not empty.
+func (t *httpTransport) get(ctx context.Context, lastID string) (io.ReadCloser, error) {
+	req, err := t.request(ctx, http.MethodGet, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Accept"] = []string{"text/event-stream"}
+	if lastID != "" {
+		req.Header["Last-Event-Id"] = []string{lastID}
+	}
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode/100 == 2 && mt == "text/event-stream" {
+		return resp.Body, nil
+	}
+	defer resp.Body.Close()
+	if lastID != "" && resp.StatusCode/100 != 2 {
+		// A refused resumption fails the request it was for, not the
+		// session.
+		return nil, refusal(resp)
+	}
+	if err := t.check(resp); err != nil {
+		return nil, err
+	}
+	return nil, &StatusError{Status: resp.StatusCode, Text: "not an event stream"}
+}
+
+// sleep waits d, false when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// listenLoop keeps the session's GET stream open for the server's own
+// notifications and requests, resuming it when it ends. A server that
+// offers none (405) or refuses it with another status is left alone (the
+// session goes on without it); one that forgot the session (404), or that
+// cannot be reached again, ends the session.
+func (t *httpTransport) listenLoop() {
+	defer t.listen.Done()
+	ctx := t.s.ctx
+	st := &stream{readers: &t.readers}
+	body, err := t.get(ctx, "")
+	for {
+		if err != nil {
+			if se, ok := err.(*StatusError); ok {
+				if se.Status != http.StatusMethodNotAllowed && ctx.Err() == nil {
+					t.s.log.Warn("mcpclient: the upstream refuses its GET stream; its own notifications and requests will not arrive", "err", err)
+				}
+				return
+			}
+			if ctx.Err() == nil {
+				t.s.end(fmt.Errorf("the upstream's GET stream: %w", err))
+			}
+			return
+		}
+		_, _ = st.read(body, func(data []byte) bool { return t.s.receive(data, nil) })
+		body.Close()
+		if ctx.Err() != nil {
+			return
+		}
+		body, err = t.resume(ctx, st)
+	}
+}
+
+// close ends the GET stream and sends DELETE for the session.
+func (t *httpTransport) close() error {
+	t.mu.Lock()
+	id := t.session
+	t.mu.Unlock()
+	t.listen.Wait()
+	if id == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := t.request(ctx, http.MethodDelete, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		return nil // the server is gone: nothing to end there
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	return resp.Body.Close()
+}

@@ -1,0 +1,13 @@
+package upstream
+
+import (
+	"testing"
+
+	"github.com/mcpgate/mcpgate/internal/deptest"
+)
+
+// The upstream backend keeps to its design's imports: the go-sdk is a test
+// fixture, never part of it.
+func TestImports(t *testing.T) {
+	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard", "github.com/mcpgate/mcpgate/mcpclient")
+}
