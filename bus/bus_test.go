@@ -286,4 +286,3 @@ func mustOnline(tb testing.TB, b *bus.Bus, agentID, skill string, want bool) {
 		tb.Errorf("Online(%s, %q) = %v, want %v", agentID, skill, got, want)
 	}
 }
-
