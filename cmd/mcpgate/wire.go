@@ -90,7 +90,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: caller, Logger: m.logger}),
 		API: api.New(&api.Options{
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
-			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger,
+			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals,
 		}),
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
