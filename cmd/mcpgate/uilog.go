@@ -117,22 +117,35 @@ func errorOutcomeText(outcome string) string {
 	return outcome
 }
 
-// uiApprovals counts pending approvals for the dashboard's overview
+// uiApprovals lists and decides pending approvals for the dashboard
 // (ui.ApprovalLister).
-type uiApprovals struct{ store mcpgate.ApprovalStore }
+type uiApprovals struct {
+	store   mcpgate.ApprovalStore
+	decider *approvalDecider
+}
 
 // CountPendingApprovals returns how many approvals of the agents are
 // pending; agentIDs nil means every agent's.
 func (u uiApprovals) CountPendingApprovals(ctx context.Context, agentIDs []string) (int, error) {
+	list, err := u.ListPendingApprovals(ctx, agentIDs)
+	return len(list), err
+}
+
+// ListPendingApprovals returns the pending approvals of the agents
+// (agentIDs nil means every agent's), the nearest deadline first.
+func (u uiApprovals) ListPendingApprovals(ctx context.Context, agentIDs []string) ([]*mcpgate.Approval, error) {
 	list, err := u.store.ListApprovals(ctx, mcpgate.ApprovalFilter{State: mcpgate.ApprovalPending, Limit: 1000})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
-	for _, a := range list {
-		if agentIDs == nil || slices.Contains(agentIDs, a.AgentID) {
-			n++
-		}
-	}
-	return n, nil
+	list = slices.DeleteFunc(list, func(a *mcpgate.Approval) bool {
+		return agentIDs != nil && !slices.Contains(agentIDs, a.AgentID)
+	})
+	slices.SortStableFunc(list, func(a, b *mcpgate.Approval) int { return a.Deadline.Compare(b.Deadline) })
+	return list, nil
+}
+
+// DecideApproval records a decision once and wakes the waiting call.
+func (u uiApprovals) DecideApproval(ctx context.Context, id string, d mcpgate.Decision) (*mcpgate.Approval, error) {
+	return u.decider.Decide(ctx, id, d)
 }

@@ -98,7 +98,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		UI: ui.New(&ui.Options{
 			Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
 			Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
-			Calls: uiCallLog{store: m.store}, Approvals: uiApprovals{store: m.store},
+			Calls: uiCallLog{store: m.store}, Approvals: uiApprovals{store: m.store, decider: m.approvals},
 		}),
 	})
 }
