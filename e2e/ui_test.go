@@ -97,6 +97,9 @@ const dashboardPassword = "correct horse battery staple"
 func TestDashboard(t *testing.T) {
 	chromium := chromiumPath(t)
 	dataDir := t.TempDir()
+	// user create refuses a data dir without a database since the CLI's
+	// data-dir check; init makes it, as serve would.
+	runCLI(t, nil, "init", "--data-dir", dataDir)
 	runCLI(t, []string{"MCPGATE_E2E_PASSWORD=" + dashboardPassword},
 		"user", "create", "demo", "--admin", "--password-env", "MCPGATE_E2E_PASSWORD", "--data-dir", dataDir)
 	g := startGateway(t, nil, "--demo", "--data-dir", dataDir)
