@@ -67,10 +67,16 @@ type Skill struct {
 	AllowPrivate bool `json:"allow_private,omitempty"`
 	// Headers go on every outbound request. Values may reference secrets as
 	// ${env:NAME}; the reference is stored, never the secret.
-	Headers         map[string]string `json:"headers,omitempty"`
-	Timeout         Duration          `json:"timeout,omitempty"`
-	AutoApprove     bool              `json:"auto_approve"`
-	ApprovalTimeout Duration          `json:"approval_timeout,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Timeout Duration          `json:"timeout,omitempty"`
+	// AutoApprove false makes every call of the skill's tools wait for a
+	// reviewer's approval (the approval gate), unless a tool's Approval
+	// says otherwise. ApprovalTimeout is how long a call waits before it
+	// is rejected (DefaultApprovalTimeout when zero), and Approvers are the
+	// users, besides the agent's owner and the admins, who may decide.
+	AutoApprove     bool     `json:"auto_approve"`
+	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
+	Approvers       []string `json:"approvers,omitempty"`
 	// MaxResponseBytes caps how much of a backend response becomes the
 	// result; larger responses are cut with a note.
 	MaxResponseBytes int64     `json:"max_response_bytes,omitempty"`
@@ -107,6 +113,28 @@ func (s *Skill) CallTimeout() time.Duration {
 		return DefaultSkillTimeout
 	}
 	return time.Duration(s.Timeout)
+}
+
+// ApprovalWait returns how long a gated call waits for a decision.
+func (s *Skill) ApprovalWait() time.Duration {
+	if s.ApprovalTimeout <= 0 {
+		return DefaultApprovalTimeout
+	}
+	return time.Duration(s.ApprovalTimeout)
+}
+
+// NeedsApproval reports whether calls of tool t wait for a reviewer: the
+// tool's Approval when set, otherwise not AutoApprove.
+func (s *Skill) NeedsApproval(t *Tool) bool {
+	if t != nil {
+		switch t.Approval {
+		case ApprovalRequired:
+			return true
+		case ApprovalNever:
+			return false
+		}
+	}
+	return !s.AutoApprove
 }
 
 // ResponseLimit returns the skill's response cap, or the default.

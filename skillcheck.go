@@ -55,9 +55,7 @@ func (s *Skill) Check() Problems {
 	if s.Prefix != "" && !toolNameChars.MatchString(s.Prefix) {
 		p.Addf("prefix", "%q may only hold letters, digits, '_', '.' or '-'", s.Prefix)
 	}
-	if !s.AutoApprove {
-		p.Addf("auto_approve", "the approval gate is not available in this version; remove auto_approve: false")
-	}
+	s.checkApproval(&p)
 	checkHeaders(&p, "headers", s.Headers)
 	switch s.Kind {
 	case SkillREST:
@@ -78,6 +76,26 @@ func (s *Skill) Check() Problems {
 		}
 	}
 	return p
+}
+
+// checkApproval checks the approval policy: a timeout that is not
+// negative, approvers named, and each tool's approval override.
+func (s *Skill) checkApproval(p *Problems) {
+	if s.ApprovalTimeout < 0 {
+		p.Addf("approval_timeout", "must not be negative")
+	}
+	for i, name := range s.Approvers {
+		if strings.TrimSpace(name) == "" {
+			p.Addf(fmt.Sprintf("approvers[%d]", i), "is empty: name a user")
+		}
+	}
+	for i, t := range s.Tools {
+		switch t.Approval {
+		case "", ApprovalRequired, ApprovalNever:
+		default:
+			p.Addf(fmt.Sprintf("tools[%d].approval", i), "%q is not required or never", t.Approval)
+		}
+	}
 }
 
 // checkOwn checks the skill's name, its response cap and its kind.

@@ -52,7 +52,16 @@ type Tool struct {
 	// RateLimit, when set, gives the tool a budget of its own instead of
 	// its skill's.
 	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+	// Approval overrides the skill's auto_approve for this tool:
+	// ApprovalRequired or ApprovalNever; empty follows the skill.
+	Approval string `json:"approval,omitempty"`
 }
+
+// The values of Tool.Approval.
+const (
+	ApprovalRequired = "required"
+	ApprovalNever    = "never"
+)
 
 // ExposedName returns the tool's name as an agent serves it.
 func ExposedName(prefix, name string) string { return prefix + name }

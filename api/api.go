@@ -66,6 +66,9 @@ func (s *Server) apiRouteTable() []apiRoute {
 		{"GET", apiPrefix + "/channels/{id}/messages", s.authed(s.handleMessageList)},
 		{"GET", apiPrefix + "/calls", s.authed(s.handleCallList)},
 		{"GET", apiPrefix + "/calls/{id}", s.authed(s.handleCallGet)},
+		{"GET", apiPrefix + "/approvals", s.authed(s.handleApprovalList)},
+		{"POST", apiPrefix + "/approvals/{id}/approve", s.authed(s.handleApprovalApprove)},
+		{"POST", apiPrefix + "/approvals/{id}/reject", s.authed(s.handleApprovalReject)},
 	}
 }
 

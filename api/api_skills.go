@@ -20,10 +20,11 @@ type skillInput struct {
 	AllowPrivate bool              `json:"allow_private"`
 	Headers      map[string]string `json:"headers"`
 	Timeout      mcpgate.Duration  `json:"timeout"`
-	// AutoApprove is true when absent; false is refused, as by the config
-	// file, until the approval gate exists.
+	// AutoApprove is true when absent; false makes calls wait for a
+	// reviewer (the approval gate), with ApprovalTimeout and Approvers.
 	AutoApprove      *bool            `json:"auto_approve"`
 	ApprovalTimeout  mcpgate.Duration `json:"approval_timeout"`
+	Approvers        []string         `json:"approvers"`
 	MaxResponseBytes int64            `json:"max_response_bytes"`
 	Tools            []*mcpgate.Tool  `json:"tools"`
 	// URL or Command, Args, Env and Cwd reach an mcp skill's upstream.
@@ -50,7 +51,7 @@ func (in *skillInput) skill(agentID string) (*mcpgate.Skill, error) {
 	s := &mcpgate.Skill{
 		AgentID: agentID, Name: in.Name, Kind: in.Kind, Prefix: in.Prefix, BaseURL: in.BaseURL,
 		AllowPrivate: in.AllowPrivate, Headers: in.Headers, Timeout: in.Timeout, AutoApprove: true,
-		ApprovalTimeout: in.ApprovalTimeout, MaxResponseBytes: in.MaxResponseBytes, Tools: in.Tools,
+		ApprovalTimeout: in.ApprovalTimeout, Approvers: in.Approvers, MaxResponseBytes: in.MaxResponseBytes, Tools: in.Tools,
 		URL: in.URL, Command: in.Command, Args: in.Args, Env: in.Env, Cwd: in.Cwd,
 		Delivery: in.Delivery, PushURL: in.PushURL, PushSecret: in.PushSecret,
 		RateLimit: in.RateLimit,

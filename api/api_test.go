@@ -163,7 +163,9 @@ func TestAPIValidation(t *testing.T) {
 		{"kind mcp without upstream", skills, `{"name":"x","kind":"mcp"}`, 400, "invalid", "url", "is required"},
 		{"kind agent with request", skills, `{"name":"x","kind":"agent","tools":[` + toolJSON("t") + `]}`, 400, "invalid", "tools[0].request", "only tools of kind rest"},
 		{"kind unknown", skills, `{"name":"x","kind":"grpc"}`, 400, "invalid", "kind", "not one of rest, mcp, agent"},
-		{"approval", skills, `{"name":"x","auto_approve":false,"base_url":"https://api.example.com","tools":[` + toolJSON("t") + `]}`, 400, "invalid", "auto_approve", "approval gate"},
+		// auto_approve: false is accepted since the approval gate exists; a
+		// tool's approval must be required or never.
+		{"approval", skills, `{"name":"x","auto_approve":false,"approvers":["bob"],"base_url":"https://api.example.com","tools":[{"name":"t","approval":"maybe","input_schema":{"type":"object"},"request":{"path":"/"}}]}`, 400, "invalid", "tools[0].approval", "not required or never"},
 		{"literal secret", skills, `{"name":"x","base_url":"https://api.example.com","headers":{"Authorization":"Bearer abc"},"tools":[` + toolJSON("t") + `]}`, 400, "invalid", "headers.Authorization", "${env:NAME}"},
 		{"private without allow_private", skills, `{"name":"x","base_url":"http://127.0.0.1:9","tools":[` + toolJSON("t") + `]}`, 400, "invalid", "base_url", "allow_private"},
 		{"no tools", skills, `{"name":"x","base_url":"https://api.example.com"}`, 400, "invalid", "tools", "at least one tool"},

@@ -47,6 +47,9 @@ type Options struct {
 	// InboxPing is how often a quiet inbox stream gets a keep-alive
 	// comment; default DefaultInboxPing.
 	InboxPing time.Duration
+	// Approvals decides approvals; optional: without it decisions answer
+	// 503.
+	Approvals ApprovalDecider
 	// Logger is optional; nil discards.
 	Logger *slog.Logger
 }

@@ -18,6 +18,7 @@ type Store interface {
 	SkillStore
 	MessageStore
 	CallStore
+	ApprovalStore
 }
 
 // UserStore keeps users (mcpgate.UserStore).

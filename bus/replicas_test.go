@@ -119,3 +119,22 @@ func TestReplicasBrokerReconnect(t *testing.T) {
 		t.Errorf("connected %d times, want 2", n)
 	}
 }
+
+// TestReplicasWatch wakes a watcher of a topic on one replica by a Signal
+// on another, and not a watcher of another topic.
+func TestReplicasWatch(t *testing.T) {
+	_, _, rs := mustReplicas(t, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	woken, other := rs[1].bus.Watch(ctx, "approval:apr_1"), rs[1].bus.Watch(ctx, "approval:apr_2")
+	rs[0].bus.Signal(ctx, "approval:apr_1")
+	mustSignal(t, woken)
+	select {
+	case <-other:
+		t.Fatal("a watcher of another topic was woken")
+	default:
+	}
+	cancel()
+	for range woken { // closed when ctx ends
+	}
+}

@@ -291,8 +291,13 @@ func TestParseErrors(t *testing.T) {
 			`mcpgate.yaml:9: agents[0].skills[0].kind: kind "grpc" is not one of rest, mcp, agent`},
 		{"no tools", head + "        base_url: https://api.example.com\n        tools: []\n",
 			`mcpgate.yaml:11: agents[0].skills[0].tools: a rest skill needs at least one tool, declared under tools: or imported with openapi:`},
-		{"approval gate", head + "        auto_approve: false\n" + oneTool,
-			`mcpgate.yaml:10: agents[0].skills[0].auto_approve: the approval gate is not available in this version; remove auto_approve: false`},
+		// auto_approve: false is accepted since the approval gate exists;
+		// what is refused is a bad policy around it.
+		{"approval policy", head + "        auto_approve: false\n        approvers: [\"\"]\n" + oneTool + "            approval: sometimes\n",
+			strings.Join([]string{
+				`mcpgate.yaml:11: agents[0].skills[0].approvers[0]: is empty: name a user`,
+				`mcpgate.yaml:18: agents[0].skills[0].tools[0].approval: "sometimes" is not required or never`,
+			}, "\n")},
 		{"literal secret header", head + "        headers: {Authorization: Bearer abc123, X-Api-Key: abc, Accept: application/json}\n" + oneTool,
 			strings.Join([]string{
 				`mcpgate.yaml:10: agents[0].skills[0].headers.Authorization: write the secret as ${env:NAME}; it is never stored in plain text`,

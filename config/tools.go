@@ -8,7 +8,7 @@ import (
 )
 
 // toolFields are the fields of an entry under tools.
-var toolFields = []string{"name", "title", "description", "input_schema", "output_schema", "annotations", "request", "rate_limit"}
+var toolFields = []string{"name", "title", "description", "input_schema", "output_schema", "annotations", "request", "rate_limit", "approval"}
 
 // annotationFields are MCP's tool annotations.
 var annotationFields = []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
@@ -45,6 +45,7 @@ func (d *decoder) tool(f *fields) *mcpgate.Tool {
 		Annotations:  d.annotations(f),
 		Request:      d.request(f),
 		RateLimit:    d.rateLimit(f),
+		Approval:     d.str(f, "approval"),
 	}
 }
 

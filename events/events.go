@@ -28,6 +28,8 @@ type Hub struct {
 	toolsChanged  topic[func(agentIDs []string)]
 	skillsStored  topic[func(ctx context.Context)]
 	notifiers     topic[mcpgate.SessionNotifier]
+	requested     topic[func(a *mcpgate.Approval)]
+	decided       topic[func(a *mcpgate.Approval)]
 }
 
 var _ mcpgate.SessionNotifier = (*Hub)(nil)
@@ -105,3 +107,21 @@ func (t *topic[F]) each(do func(F)) {
 		do(f)
 	}
 }
+
+// ApprovalRequested publishes that a gated call asked for approval (the
+// event approval.requested, for webhooks and live lists).
+func (h *Hub) ApprovalRequested(a *mcpgate.Approval) {
+	h.requested.each(func(f func(*mcpgate.Approval)) { f(a) })
+}
+
+// OnApprovalRequested subscribes f to ApprovalRequested.
+func (h *Hub) OnApprovalRequested(f func(a *mcpgate.Approval)) { h.requested.add(f) }
+
+// ApprovalDecided publishes that an approval was decided: approved,
+// rejected, expired or withdrawn (the event approval.decided).
+func (h *Hub) ApprovalDecided(a *mcpgate.Approval) {
+	h.decided.each(func(f func(*mcpgate.Approval)) { f(a) })
+}
+
+// OnApprovalDecided subscribes f to ApprovalDecided.
+func (h *Hub) OnApprovalDecided(f func(a *mcpgate.Approval)) { h.decided.add(f) }

@@ -19,6 +19,7 @@ type callState struct {
 	key      string // the idempotency key, "" when none
 	hash     string // the arguments' hash, when a key was claimed
 	replayed bool   // the result is a stored one
+	rejected bool   // a reviewer rejected the call, or no one decided in time
 }
 
 // audit hands the call's record to the Auditor.
@@ -46,6 +47,8 @@ func outcomeOf(st *callState, res *mcpgate.Result, err error) string {
 		return errorOutcome(mcpgate.ErrorCode(err))
 	case st.replayed:
 		return mcpgate.OutcomeReplayed
+	case st.rejected:
+		return mcpgate.OutcomeRejected
 	case res.Invalid != nil:
 		return mcpgate.OutcomeInvalid
 	case res.IsError:

@@ -57,6 +57,9 @@ func (p *Pipeline) idempotency(ctx context.Context, e *registry.Entry, call *mcp
 		return nil, err
 	}
 	if held != nil {
+		if res, ok, err := p.attachRetry(ctx, e, call, st, c, held); ok {
+			return res, err
+		}
 		return replay(held, c, st)
 	}
 	res, err := next(ctx, e, call, st)
@@ -73,10 +76,21 @@ func (p *Pipeline) claim(ctx context.Context, e *registry.Entry, call *mcpgate.C
 	now := p.opts.Now()
 	c = &mcpgate.IdempotencyClaim{
 		Identity: callerIdentity(call), AgentID: call.Agent.ID, Key: st.key, Hash: st.hash,
-		ClaimedAt: now, StaleAt: now.Add(toolTimeout(e) + deadlineGrace + claimGrace), ExpiresAt: now.Add(p.idempotencyTTL()),
+		ClaimedAt: now, StaleAt: now.Add(claimLife(e)), ExpiresAt: now.Add(p.idempotencyTTL()),
 	}
 	held, err = p.opts.Idempotency.ClaimIdempotency(ctx, c, now)
 	return c, held, err
+}
+
+// claimLife is how long an unfinished claim holds its key: the tool's
+// deadline with grace, plus the approval wait when the tool needs one, so
+// that a retry never takes over the key of a call still waiting.
+func claimLife(e *registry.Entry) time.Duration {
+	d := toolTimeout(e) + deadlineGrace + claimGrace
+	if e.Skill.NeedsApproval(e.Tool) {
+		d += e.Skill.ApprovalWait()
+	}
+	return d
 }
 
 // idempotencyTTL is how long a key's result is kept.

@@ -52,6 +52,17 @@ type Options struct {
 	Limiter          Limiter
 	DefaultRateLimit *mcpgate.RateLimit
 	LimitRecorder    LimitRecorder
+
+	// Approvals keeps the approvals of gated calls; nil refuses every
+	// call that needs one. Signals wakes a waiting call when its approval
+	// is decided on any replica; without it, or for a decision made
+	// without it, the call reads its approval every ApprovalPoll
+	// (DefaultApprovalPoll when zero). ApprovalEvents is told of each
+	// approval asked and decided here; optional.
+	Approvals      ApprovalStore
+	Signals        Signals
+	ApprovalPoll   time.Duration
+	ApprovalEvents ApprovalEvents
 }
 
 // Pipeline runs tool calls.
@@ -102,12 +113,12 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 }
 
 // execute runs the stages after idempotency.
-func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, _ *callState) (*mcpgate.Result, error) {
+func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
 	if res := validateArguments(entry, call); res != nil {
 		return res, nil
 	}
-	if res := approvalGate(entry); res != nil {
-		return res, nil
+	if res, err := p.approvalGate(ctx, entry, call, st); res != nil || err != nil {
+		return res, err
 	}
 	res, err := p.dispatch(ctx, entry, call)
 	if err != nil || res.IsError {
@@ -143,15 +154,6 @@ func validateArguments(e *registry.Entry, call *mcpgate.Call) *mcpgate.Result {
 		return res
 	}
 	return nil
-}
-
-// approvalGate refuses calls of skills that demand human approval: this
-// version has no approval gate, and a call must never run unapproved.
-func approvalGate(e *registry.Entry) *mcpgate.Result {
-	if e.Skill.AutoApprove {
-		return nil
-	}
-	return mcpgate.ErrorResult("Tool %s needs human approval (its skill %q sets auto_approve: false), and this gateway has no approval gate; the call was not made.", e.Name, e.Skill.Name)
 }
 
 // progressReporter is implemented by backends that report their calls'

@@ -90,10 +90,17 @@ type CallRecord struct {
 	Duration  time.Duration
 }
 
-// ApprovalLister counts the approvals waiting for a decision, for the
-// overview. The approval gate's store satisfies it.
+// ApprovalLister reads and decides the approvals waiting for a decision,
+// for the overview and the approvals queue. The approval gate's store and
+// decider satisfy it through a small adapter in cmd/mcpgate.
 type ApprovalLister interface {
 	// CountPendingApprovals returns how many approvals of the agents are
 	// pending; agentIDs nil means every agent's.
 	CountPendingApprovals(ctx context.Context, agentIDs []string) (int, error)
+	// ListPendingApprovals returns the pending approvals of the agents
+	// (agentIDs nil means every agent's), the nearest deadline first.
+	ListPendingApprovals(ctx context.Context, agentIDs []string) ([]*mcpgate.Approval, error)
+	// DecideApproval records a decision once: ECONFLICT when the approval
+	// was decided already. It wakes the waiting call.
+	DecideApproval(ctx context.Context, id string, d mcpgate.Decision) (*mcpgate.Approval, error)
 }

@@ -88,7 +88,7 @@ func New(opts *Options) *Handler {
 // are literal path prefixes rather than "/ui/", which would overlap an
 // agent's MCP endpoint pattern "/{agent}/mcp" at /ui/mcp.
 func (h *Handler) Paths() []string {
-	return []string{"/ui/{$}", "/ui/static/", "/ui/agents/", "/ui/keys/", "/ui/oauth/", "/ui/users/", "/ui/calls/", "/ui/logout/"}
+	return []string{"/ui/{$}", "/ui/static/", "/ui/agents/", "/ui/keys/", "/ui/oauth/", "/ui/users/", "/ui/calls/", "/ui/approvals/", "/ui/logout/"}
 }
 
 // routes is the dashboard's route table.
@@ -109,6 +109,9 @@ func (h *Handler) routes() {
 	h.mux.Handle("POST /ui/users/{id}/admin", h.form(h.admin(h.userAdmin)))
 	h.mux.Handle("GET /ui/calls/{$}", h.page(h.callList))
 	h.mux.Handle("GET /ui/calls/{id}", h.page(h.callDetail))
+	h.mux.Handle("GET /ui/approvals/{$}", h.page(h.approvalList))
+	h.mux.Handle("POST /ui/approvals/{id}/approve", h.form(h.approvalApprove))
+	h.mux.Handle("POST /ui/approvals/{id}/reject", h.form(h.approvalReject))
 	h.mux.Handle("POST /ui/logout/{$}", h.form(h.logout))
 }
 

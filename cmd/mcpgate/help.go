@@ -15,6 +15,7 @@ var helpTopics = [][]string{
 	{"key", "create"}, {"key", "list"}, {"key", "show"}, {"key", "set"}, {"key", "revoke"},
 	{"agent", "list"}, {"agent", "show"},
 	{"import", "openapi"}, {"load"}, {"calls", "list"},
+	{"approvals", "list"}, {"approvals", "approve"}, {"approvals", "reject"},
 }
 
 // runHelp runs `mcpgate help [COMMAND [SUBCOMMAND]]`: the overview, or the

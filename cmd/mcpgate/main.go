@@ -37,6 +37,8 @@ Usage:
   mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include P] [--exclude P] [--prefix P] [--base-url URL] [--allow-private]
   mcpgate load [--url URL] [--key KEY] [--tool NAME] [--args JSON] [--sessions N] [--duration D] [--requests N] [--pid PID]
   mcpgate calls list [--agent ID] [--tool T] [--user NAME] [--outcome O] [--since T] [--until T] [--limit N] [--cursor C] [--json]
+  mcpgate approvals list [--state S] [--agent ID] [--limit N] [--json]
+  mcpgate approvals approve|reject ID [--reason TEXT] [--as NAME]
                                                    the audit log, newest first
   mcpgate version
   mcpgate help [COMMAND [SUBCOMMAND]]               a command's flags and their defaults
@@ -95,6 +97,8 @@ func Run(ctx context.Context, env *Env, args []string) error {
 		return runLoad(ctx, env, rest)
 	case "calls":
 		return runCalls(ctx, env, rest)
+	case "approvals":
+		return runApprovals(ctx, env, rest)
 	case "version", "--version", "-version":
 		return runVersion(env)
 	case "help", "-h", "--help":

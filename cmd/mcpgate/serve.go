@@ -89,6 +89,7 @@ type Main struct {
 	metricsLn      net.Listener
 	metricsHandler http.Handler
 	retention      time.Duration // how long the audit log keeps calls
+	approvals      *approvalDecider
 }
 
 // NewMain returns a Main writing to env.
@@ -224,7 +225,9 @@ func (m *Main) wire() error {
 	m.retention = retention
 	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
-		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met)})
+		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met),
+		Approvals: m.store, Signals: b, ApprovalEvents: hub})
+	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
 	m.mcp = m.newMCP(gw, hub)
 	m.subscribe(hub)
@@ -281,6 +284,7 @@ func (m *Main) start() {
 	m.workers.Go(func() { m.registry.Watch(ctx, m.Config.ReloadEvery) })
 	m.workers.Go(func() { m.sweepSessions(ctx) })
 	m.workers.Go(func() { m.sweepGovernance(ctx, m.retention) })
+	m.workers.Go(func() { m.sweepApprovals(ctx) })
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}

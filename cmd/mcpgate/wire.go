@@ -91,7 +91,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: caller, Logger: m.logger}),
 		API: api.New(&api.Options{
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
-			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger,
+			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals,
 		}),
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
@@ -99,6 +99,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		UI: ui.New(&ui.Options{
 			Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
 			Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
+			Calls: uiCallLog{store: m.store}, Approvals: uiApprovals{store: m.store, decider: m.approvals},
 		}),
 	})
 }

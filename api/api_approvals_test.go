@@ -1,0 +1,79 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// storeDecider decides through the store alone.
+type storeDecider struct{ store mcpgate.ApprovalStore }
+
+func (d storeDecider) Decide(ctx context.Context, id string, dec mcpgate.Decision) (*mcpgate.Approval, error) {
+	return d.store.DecideApproval(ctx, id, dec)
+}
+
+// mustApproval stores a pending approval of the agent's tool echo.
+func (f *apiFixture) mustApproval(tb testing.TB, agentID string) *mcpgate.Approval {
+	tb.Helper()
+	a := &mcpgate.Approval{AgentID: agentID, Skill: "api", Tool: "echo", Arguments: []byte(`{"text":"hi"}`), ArgsHash: "h",
+		Identity: "user:x", RequestedAt: time.Now(), Deadline: time.Now().Add(time.Minute)}
+	if err := f.store.CreateApproval(context.Background(), a); err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// approvalIDs lists the approvals a key may decide.
+func (f *apiFixture) approvalIDs(tb testing.TB, key, query string) []string {
+	tb.Helper()
+	var out struct{ Approvals []*mcpgate.Approval }
+	f.call(tb, "GET", "/api/v1/approvals"+query, key, "").want(tb, http.StatusOK).decode(tb, &out)
+	var ids []string
+	for _, a := range out.Approvals {
+		ids = append(ids, a.ID)
+	}
+	return ids
+}
+
+// TestApprovalsAPI lists approvals by reviewer (owner, approvers, admins),
+// decides one with a reason and answers 409 to a late second decision.
+func TestApprovalsAPI(t *testing.T) {
+	f := mustAPIFixture(t)
+	f.srv.opts.Approvals = storeDecider{f.store}
+	shop, bobs := f.mustApproval(t, "shop"), f.mustApproval(t, "bobs")
+	mustIDs := func(what string, got []string, want ...string) {
+		t.Helper()
+		if len(got) != len(want) || (len(want) > 0 && got[0] != want[0]) || (len(want) > 1 && got[1] != want[1]) {
+			t.Fatalf("%s: %q, want %q", what, got, want)
+		}
+	}
+	mustIDs("alice", f.approvalIDs(t, f.alice, ""), shop.ID)
+	mustIDs("bob", f.approvalIDs(t, f.bob, "?state=pending"), bobs.ID)
+	mustIDs("root", f.approvalIDs(t, f.root, ""), bobs.ID, shop.ID)
+	mustIDs("root, agent shop", f.approvalIDs(t, f.root, "?agent=shop"), shop.ID)
+	f.call(t, "GET", "/api/v1/approvals", f.shopKey, "").want(t, http.StatusForbidden)
+	f.call(t, "GET", "/api/v1/approvals?state=maybe", f.root, "").wantError(t, http.StatusBadRequest, "invalid", "state", "pending")
+
+	f.call(t, "POST", "/api/v1/approvals/"+shop.ID+"/approve", f.bob, "").wantError(t, http.StatusNotFound, "not_found", "", "")
+	sk, err := f.store.FindSkill(context.Background(), "shop", "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk.Approvers = []string{"bob"}
+	if err := f.store.PutSkill(context.Background(), sk); err != nil {
+		t.Fatal(err)
+	}
+	mustIDs("bob, an approver of shop", f.approvalIDs(t, f.bob, ""), bobs.ID, shop.ID)
+
+	var got mcpgate.Approval
+	f.call(t, "POST", "/api/v1/approvals/"+shop.ID+"/reject", f.bob, `{"reason":"not today"}`).want(t, http.StatusOK).decode(t, &got)
+	if got.State != mcpgate.ApprovalRejected || got.Reviewer != "bob" || got.Reason != "not today" {
+		t.Fatalf("decided = %+v", got)
+	}
+	f.call(t, "POST", "/api/v1/approvals/"+shop.ID+"/approve", f.alice, "").wantError(t, http.StatusConflict, "conflict", "", "rejected already")
+	f.call(t, "POST", "/api/v1/approvals/"+bobs.ID+"/approve", f.root, "").want(t, http.StatusOK)
+}

@@ -1,0 +1,133 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+const approvalColumns = `id, agent_id, skill, tool, arguments, args_hash, identity, user_id, credential_kind,
+	credential_id, session_id, idempotency_key, state, requested_at, deadline, reviewer, reason, decided_at`
+
+// CreateApproval stores a, pending, setting its ID when empty and
+// normalizing its times.
+func (s *Store) CreateApproval(ctx context.Context, a *mcpgate.Approval) error {
+	if a.ID == "" {
+		a.ID = mcpgate.NewID("apr_")
+	}
+	if a.RequestedAt.IsZero() {
+		a.RequestedAt = now()
+	}
+	a.State, a.RequestedAt, a.Deadline = mcpgate.ApprovalPending, normalize(a.RequestedAt), normalize(a.Deadline)
+	_, err := s.write.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', '', 0)`,
+		a.ID, a.AgentID, a.Skill, a.Tool, string(a.Arguments), a.ArgsHash, a.Identity, a.UserID,
+		string(a.CredentialKind), a.CredentialID, a.SessionID, a.IdempotencyKey, string(a.State),
+		micros(a.RequestedAt), micros(a.Deadline))
+	if err != nil {
+		return fmt.Errorf("create approval: %w", err)
+	}
+	return nil
+}
+
+// FindApproval returns one approval; ENOTFOUND if unknown.
+func (s *Store) FindApproval(ctx context.Context, id string) (*mcpgate.Approval, error) {
+	a, err := scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = $1`, id))
+	return approvalFound(a, err, id)
+}
+
+// FindApprovalByKey returns the newest approval of a call with the
+// idempotency key; ENOTFOUND if none.
+func (s *Store) FindApprovalByKey(ctx context.Context, identity, agentID, key string) (*mcpgate.Approval, error) {
+	a, err := scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE identity = $1 AND agent_id = $2 AND idempotency_key = $3 AND idempotency_key <> ''
+		ORDER BY requested_at DESC, id DESC LIMIT 1`, identity, agentID, key))
+	return approvalFound(a, err, key)
+}
+
+// approvalFound turns a missing row into ENOTFOUND.
+func approvalFound(a *mcpgate.Approval, err error, what string) (*mcpgate.Approval, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "approval %q not found", what)
+	} else if err != nil {
+		return nil, fmt.Errorf("find approval %s: %w", what, err)
+	}
+	return a, nil
+}
+
+// ListApprovals returns the approvals f selects, newest first.
+func (s *Store) ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
+	w := &where{}
+	w.equal("state", string(f.State))
+	w.equal("agent_id", f.AgentID)
+	if f.OwnerID != "" {
+		w.cond("agent_id IN (SELECT id FROM agents WHERE owner_id = $%d)", f.OwnerID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals`+w.String()+
+		fmt.Sprintf(` ORDER BY requested_at DESC, id DESC LIMIT %d`, min(limit, 1000)), w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("list approvals: %w", err)
+	}
+	return collect(rows, scanApproval)
+}
+
+// DecideApproval moves a pending approval to d.State; the first decision
+// wins. ECONFLICT, with the row as it stands, when it was decided already.
+func (s *Store) DecideApproval(ctx context.Context, id string, d mcpgate.Decision) (*mcpgate.Approval, error) {
+	if d.State == mcpgate.ApprovalPending || !d.State.Valid() {
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "%q is not a decision", d.State)
+	}
+	if d.At.IsZero() {
+		d.At = now()
+	}
+	a, err := scanApproval(s.write.QueryRowContext(ctx, `UPDATE approvals
+		SET state = $2, reviewer = $3, reason = $4, decided_at = $5
+		WHERE id = $1 AND state = 'pending' RETURNING `+approvalColumns,
+		id, string(d.State), d.Reviewer, d.Reason, micros(d.At)))
+	if !errors.Is(err, sql.ErrNoRows) {
+		return approvalFound(a, err, id)
+	}
+	held, err := s.FindApproval(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return held, mcpgate.Errorf(mcpgate.ECONFLICT, "approval %s was %s already", id, held.State)
+}
+
+// ExpireApprovals marks at most limit pending approvals past their
+// deadline at now as expired and returns them.
+func (s *Store) ExpireApprovals(ctx context.Context, at time.Time, limit int) ([]*mcpgate.Approval, error) {
+	rows, err := s.write.QueryContext(ctx, `UPDATE approvals SET state = 'expired', decided_at = $1
+		WHERE state = 'pending' AND id IN (SELECT id FROM approvals WHERE state = 'pending' AND deadline <= $1
+		ORDER BY deadline LIMIT $2) RETURNING `+approvalColumns, micros(at), limit)
+	if err != nil {
+		return nil, fmt.Errorf("expire approvals: %w", err)
+	}
+	return collect(rows, scanApproval)
+}
+
+func scanApproval(row scanner) (*mcpgate.Approval, error) {
+	var a mcpgate.Approval
+	var args, kind, state string
+	var requested, deadline, decided int64
+	err := row.Scan(&a.ID, &a.AgentID, &a.Skill, &a.Tool, &args, &a.ArgsHash, &a.Identity, &a.UserID, &kind,
+		&a.CredentialID, &a.SessionID, &a.IdempotencyKey, &state, &requested, &deadline, &a.Reviewer, &a.Reason, &decided)
+	if err != nil {
+		return nil, err
+	}
+	a.Arguments, a.CredentialKind, a.State = []byte(args), mcpgate.CredentialKind(kind), mcpgate.ApprovalState(state)
+	a.RequestedAt, a.Deadline = fromMicros(requested), fromMicros(deadline)
+	if decided != 0 {
+		a.DecidedAt = fromMicros(decided)
+	}
+	return &a, nil
+}
