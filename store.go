@@ -18,6 +18,7 @@ type Store interface {
 	RateBucketStore
 	CallStore
 	IdempotencyStore
+	FileStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

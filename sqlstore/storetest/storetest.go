@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"RateBuckets", rateBucketTests()},
 		{"Calls", callTests()},
 		{"Idempotency", idempotencyTests()},
+		{"Files", fileTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
