@@ -66,6 +66,10 @@ func (s *Server) apiRouteTable() []apiRoute {
 		{"GET", apiPrefix + "/channels/{id}/messages", s.authed(s.handleMessageList)},
 		{"GET", apiPrefix + "/calls", s.authed(s.handleCallList)},
 		{"GET", apiPrefix + "/calls/{id}", s.authed(s.handleCallGet)},
+		{"POST", apiPrefix + "/files/presign-upload", s.authed(s.handleFilePresign)},
+		{"GET", apiPrefix + "/files/{id}", s.authed(s.handleFileGet)},
+		{"PUT", apiPrefix + "/files/{id}/content", s.handleFileUpload},
+		{"GET", apiPrefix + "/files/{id}/content", s.handleFileDownload},
 	}
 }
 

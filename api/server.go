@@ -47,6 +47,14 @@ type Options struct {
 	// InboxPing is how often a quiet inbox stream gets a keep-alive
 	// comment; default DefaultInboxPing.
 	InboxPing time.Duration
+	// Blobs stores uploaded files' bytes and Signer signs their URLs;
+	// optional: without them the file routes answer 503.
+	Blobs  Blobs
+	Signer URLSigner
+	// PublicURL is the gateway's base URL, which presigned URLs start with.
+	PublicURL string
+	// MaxUploadBytes caps one upload; default DefaultMaxUploadBytes.
+	MaxUploadBytes int64
 	// Logger is optional; nil discards.
 	Logger *slog.Logger
 }

@@ -70,7 +70,7 @@ func TestSignVerify(t *testing.T) {
 		t.Fatalf("Sign: %v, expires %v", err, exp)
 	}
 	got, err := s.Verify(ctx, tok, files.OpDownload)
-	if err != nil || got.FileID != "file_1" {
+	if err != nil || got != "file_1" {
 		t.Fatalf("Verify = %+v, %v", got, err)
 	}
 	for name, bad := range map[string]string{

@@ -99,8 +99,17 @@ func (s *Signer) Sign(ctx context.Context, op, fileID string, ttl time.Duration)
 }
 
 // Verify checks that raw is a valid, unexpired token for op and returns
-// it. Every failure is EFORBIDDEN.
-func (s *Signer) Verify(ctx context.Context, raw, op string) (*Token, error) {
+// the file ID it is for. Every failure is EFORBIDDEN.
+func (s *Signer) Verify(ctx context.Context, raw, op string) (string, error) {
+	t, err := s.check(ctx, raw, op)
+	if err != nil {
+		return "", err
+	}
+	return t.FileID, nil
+}
+
+// check is Verify, returning the whole token.
+func (s *Signer) check(ctx context.Context, raw, op string) (*Token, error) {
 	t, err := ParseToken(raw)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agentkit"
+	"github.com/mcpgate/mcpgate/api"
 	"github.com/mcpgate/mcpgate/audit"
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/config"
@@ -41,6 +42,8 @@ type ServeConfig struct {
 	AllowedOrigins stringList
 	AllowPrivate   bool
 	MaxBodyBytes   int64
+	// MaxUploadBytes caps one file upload.
+	MaxUploadBytes int64
 	PageSize       int
 	LogLevel       string
 	ReloadEvery    time.Duration
@@ -103,6 +106,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Var(&c.AllowedOrigins, "allowed-origins", "extra browser Origins accepted (comma-separated)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-networks", false, "let every skill reach loopback and private addresses")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", 4<<20, "largest MCP request body accepted")
+	fs.Int64Var(&c.MaxUploadBytes, "max-upload-bytes", api.DefaultMaxUploadBytes, "largest file upload accepted (stored under --data-dir/files)")
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
@@ -127,6 +131,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--reload-every must be a positive duration such as 2s"
 	case c.MaxBodyBytes <= 0:
 		problem = "--max-body-bytes must be positive"
+	case c.MaxUploadBytes <= 0:
+		problem = "--max-upload-bytes must be positive"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
 	default:
