@@ -12,6 +12,7 @@ const (
 	EFORBIDDEN    = "forbidden"                 // authenticated, but not allowed
 	EINTERNAL     = "internal"                  // a bug or an unexpected failure
 	EINVALID      = "invalid"                   // the input is malformed or fails validation
+	EINVALIDPARAM = "invalid_param"             // a tools/call parameter the gateway reads itself (attachments) is refused
 	ENOTFOUND     = "not_found"                 // the resource does not exist (or is not the caller's)
 	ETIMEOUT      = "timeout"                   // a backend did not answer in time
 	ETOOLARGE     = "too_large"                 // a body exceeds its limit

@@ -83,6 +83,9 @@ type Attachment struct {
 	Name     string `json:"name,omitempty"`
 	MimeType string `json:"mime_type,omitempty"`
 	Size     int64  `json:"size,omitempty"`
+	// URL, on an attachment of a tool call, is a signed download URL of
+	// its bytes, good for a few minutes.
+	URL string `json:"url,omitempty"`
 }
 
 // MessageStore keeps channels, their messages and the delivery state of

@@ -97,7 +97,7 @@ func HTTPStatus(code string) int {
 		return http.StatusForbidden
 	case mcpgate.ENOTFOUND:
 		return http.StatusNotFound
-	case mcpgate.EINVALID:
+	case mcpgate.EINVALID, mcpgate.EINVALIDPARAM:
 		return http.StatusBadRequest
 	case mcpgate.ECONFLICT:
 		return http.StatusConflict

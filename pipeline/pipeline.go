@@ -52,6 +52,10 @@ type Options struct {
 	Limiter          Limiter
 	DefaultRateLimit *mcpgate.RateLimit
 	LimitRecorder    LimitRecorder
+
+	// Attachments checks the files of arguments.attachments; nil refuses
+	// calls that hand files.
+	Attachments AttachmentResolver
 }
 
 // Pipeline runs tool calls.
@@ -103,6 +107,9 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 
 // execute runs the stages after idempotency.
 func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, _ *callState) (*mcpgate.Result, error) {
+	if err := p.attachments(ctx, call); err != nil {
+		return nil, err
+	}
 	if res := validateArguments(entry, call); res != nil {
 		return res, nil
 	}

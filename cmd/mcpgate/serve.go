@@ -22,6 +22,7 @@ import (
 	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/demo"
 	"github.com/mcpgate/mcpgate/events"
+	"github.com/mcpgate/mcpgate/files"
 	"github.com/mcpgate/mcpgate/gateway"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
@@ -86,6 +87,7 @@ type Main struct {
 	metricsLn      net.Listener
 	metricsHandler http.Handler
 	retention      time.Duration // how long the audit log keeps calls
+	signer         *files.Signer // signs file URLs
 }
 
 // NewMain returns a Main writing to env.
@@ -218,7 +220,8 @@ func (m *Main) wire() error {
 	m.retention = retention
 	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
-		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met)})
+		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met),
+		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
 	m.mcp = m.newMCP(gw, hub)
 	m.subscribe(hub)

@@ -93,7 +93,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		API: api.New(&api.Options{
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
 			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger,
-			Blobs: files.Dir{Path: filepath.Join(m.Config.store.dataDir, "files")}, Signer: files.NewSigner(m.store, nil),
+			Blobs: files.Dir{Path: filepath.Join(m.Config.store.dataDir, "files")}, Signer: m.fileSigner(),
 			PublicURL: m.Config.PublicURL, MaxUploadBytes: m.Config.MaxUploadBytes,
 		}),
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
@@ -146,4 +146,12 @@ func (m *Main) reloadRegistry(ctx context.Context) {
 	if err := m.registry.Reload(ctx); err != nil {
 		m.logger.Warn("registry reload after discovery", "err", err)
 	}
+}
+
+// fileSigner returns the signer of file URLs, one for the whole gateway.
+func (m *Main) fileSigner() *files.Signer {
+	if m.signer == nil {
+		m.signer = files.NewSigner(m.store, nil)
+	}
+	return m.signer
 }
