@@ -96,3 +96,26 @@ func dataDir(env []string) string {
 	}
 	return ""
 }
+
+// TestAttachmentForeignFile: a tools/call handing another user's file is
+// refused before the agent hears of it, with invalid_param naming the
+// entry.
+func TestAttachmentForeignFile(t *testing.T) {
+	g := startAgentGateway(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}})
+	runCLI(t, g.env, "user", "create", "bob")
+	bob := &apiClient{t: t, base: g.URL + "/api/v1", key: strings.TrimSpace(runCLI(t, g.env, "key", "create", "--user", "bob", "--name", "e2e"))}
+	var p struct {
+		FileID    string `json:"file_id"`
+		UploadURL string `json:"upload_url"`
+	}
+	bob.mustDo("POST", "/files/presign-upload", map[string]any{"filename": "b.txt", "size": 3}, http.StatusCreated, &p)
+	if status, body := rawRequest(t, "PUT", p.UploadURL, strings.NewReader("bob")); status != http.StatusOK {
+		t.Fatalf("upload: HTTP %d: %s", status, body)
+	}
+	o := g.call(t, "echo", agentCall{Name: "echo", Arguments: map[string]any{
+		"message": "read it", "attachments": []map[string]any{{"file_id": p.FileID}}}})
+	if o.Error == nil || o.Error.Data["reason"] != "invalid_param" || o.Error.Data["status"] != 400.0 ||
+		!strings.Contains(o.Error.Message, "attachments[0].file_id") {
+		t.Fatalf("a call with bob's file by alice: %+v", o)
+	}
+}
