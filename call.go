@@ -18,6 +18,9 @@ type Call struct {
 	// itself never travels with a call.
 	Caller    Caller
 	SessionID string
+	// Attachments are the files of arguments.attachments, checked and
+	// given signed download URLs (Attachment.URL) by the pipeline.
+	Attachments []Attachment
 	// Notifier reaches the caller while the call runs; never nil.
 	Notifier Notifier
 	// Client sends server→client requests to the caller while the call

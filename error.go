@@ -13,6 +13,7 @@ const (
 	EFORBIDDEN    = "forbidden"                 // authenticated, but not allowed
 	EINTERNAL     = "internal"                  // a bug or an unexpected failure
 	EINVALID      = "invalid"                   // the input is malformed or fails validation
+	EINVALIDPARAM = "invalid_param"             // a tools/call parameter the gateway reads itself (attachments) is refused
 	ENOTFOUND     = "not_found"                 // the resource does not exist (or is not the caller's)
 	ETIMEOUT      = "timeout"                   // a backend did not answer in time
 	ETOOLARGE     = "too_large"                 // a body exceeds its limit
@@ -78,7 +79,7 @@ func HTTPStatus(code string) int {
 		return http.StatusForbidden
 	case ENOTFOUND:
 		return http.StatusNotFound
-	case EINVALID:
+	case EINVALID, EINVALIDPARAM:
 		return http.StatusBadRequest
 	case ECONFLICT:
 		return http.StatusConflict

@@ -83,6 +83,9 @@ type Attachment struct {
 	Name     string `json:"name,omitempty"`
 	MimeType string `json:"mime_type,omitempty"`
 	Size     int64  `json:"size,omitempty"`
+	// URL, on an attachment of a tool call, is a signed download URL of
+	// its bytes, good for a few minutes.
+	URL string `json:"url,omitempty"`
 }
 
 // MessageStore keeps channels, their messages and the delivery state of
@@ -128,7 +131,9 @@ type MessageStore interface {
 // ChatToolSchema is the input schema of an agent skill's chat tool.
 const ChatToolSchema = `{"type":"object","properties":{` +
 	`"message":{"type":"string","description":"What to ask or tell the agent."},` +
-	`"context_id":{"type":"string","description":"Continue the conversation with this ID (from an earlier result's _meta); omit to use this session's conversation."}},` +
+	`"context_id":{"type":"string","description":"Continue the conversation with this ID (from an earlier result's _meta); omit to use this session's conversation."},` +
+	`"attachments":{"type":"array","description":"Files uploaded through POST /api/v1/files/presign-upload, by ID; the agent gets each with a signed download URL.",` +
+	`"items":{"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"filename":{"type":"string"},"content_type":{"type":"string"}}}}},` +
 	`"required":["message"],"additionalProperties":false}`
 
 // ChatTool returns the tool through which callers talk to an agent skill's

@@ -19,6 +19,7 @@ type Store interface {
 	CallStore
 	IdempotencyStore
 	ApprovalStore
+	FileStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

@@ -69,6 +69,10 @@ func (s *Server) apiRouteTable() []apiRoute {
 		{"GET", apiPrefix + "/approvals", s.authed(s.handleApprovalList)},
 		{"POST", apiPrefix + "/approvals/{id}/approve", s.authed(s.handleApprovalApprove)},
 		{"POST", apiPrefix + "/approvals/{id}/reject", s.authed(s.handleApprovalReject)},
+		{"POST", apiPrefix + "/files/presign-upload", s.authed(s.handleFilePresign)},
+		{"GET", apiPrefix + "/files/{id}", s.authed(s.handleFileGet)},
+		{"PUT", apiPrefix + "/files/{id}/content", s.handleFileUpload},
+		{"GET", apiPrefix + "/files/{id}/content", s.handleFileDownload},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/auth"
+	"github.com/mcpgate/mcpgate/files"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
@@ -49,8 +50,10 @@ func mustAPIFixture(tb testing.TB) *apiFixture {
 		Store: st, Skills: skilledit.Editor{Store: st}, Auth: authn,
 		Changed: func(ctx context.Context) error { f.changes.Add(1); return f.registry.Reload(ctx) },
 		Forget:  authn.Forget,
+		Blobs:   files.Dir{Path: tb.TempDir()}, Signer: files.NewSigner(st, nil), MaxUploadBytes: 1000,
 	})
 	f.http = serveBehindServer(tb, st, f.registry, f.srv)
+	f.srv.opts.PublicURL = f.http.URL
 	f.alice = f.mustUser(tb, "alice", false)
 	f.bob = f.mustUser(tb, "bob", false)
 	f.root = f.mustUser(tb, "root", true)

@@ -50,6 +50,14 @@ type Options struct {
 	// Approvals decides approvals; optional: without it decisions answer
 	// 503.
 	Approvals ApprovalDecider
+	// Blobs stores uploaded files' bytes and Signer signs their URLs;
+	// optional: without them the file routes answer 503.
+	Blobs  Blobs
+	Signer URLSigner
+	// PublicURL is the gateway's base URL, which presigned URLs start with.
+	PublicURL string
+	// MaxUploadBytes caps one upload; default DefaultMaxUploadBytes.
+	MaxUploadBytes int64
 	// Logger is optional; nil discards.
 	Logger *slog.Logger
 }

@@ -19,6 +19,14 @@ type Store interface {
 	MessageStore
 	CallStore
 	ApprovalStore
+	FileStore
+}
+
+// FileStore keeps uploaded files' metadata (mcpgate.FileStore).
+type FileStore interface {
+	CreateFile(ctx context.Context, f *mcpgate.File) error
+	FindFile(ctx context.Context, id string) (*mcpgate.File, error)
+	MoveFile(ctx context.Context, id, from, to, sha string) error
 }
 
 // UserStore keeps users (mcpgate.UserStore).

@@ -30,6 +30,7 @@ type Hub struct {
 	notifiers     topic[mcpgate.SessionNotifier]
 	requested     topic[func(a *mcpgate.Approval)]
 	decided       topic[func(a *mcpgate.Approval)]
+	published     topic[func(ctx context.Context, e *mcpgate.Event)]
 }
 
 var _ mcpgate.SessionNotifier = (*Hub)(nil)
@@ -83,6 +84,16 @@ func (h *Hub) NotifyAgent(agentID, method string, params json.RawMessage) {
 
 // OnNotify subscribes n to NotifySession and NotifyAgent.
 func (h *Hub) OnNotify(n mcpgate.SessionNotifier) { h.notifiers.add(n) }
+
+// topic is one event's subscribers.
+// Publish publishes an event for webhooks (call, approval and task
+// events). Subscribers must not block: they queue the event and return.
+func (h *Hub) Publish(ctx context.Context, e *mcpgate.Event) {
+	h.published.each(func(f func(context.Context, *mcpgate.Event)) { f(ctx, e) })
+}
+
+// OnPublish subscribes f to Publish.
+func (h *Hub) OnPublish(f func(ctx context.Context, e *mcpgate.Event)) { h.published.add(f) }
 
 // topic is one event's subscribers.
 type topic[F any] struct {

@@ -65,3 +65,14 @@ func TestHubLetsASubscriberPublish(t *testing.T) {
 		t.Errorf("SkillsStored from a SkillsLoaded subscriber reached %d subscribers, want 1", stored)
 	}
 }
+
+func TestHubPublishesEvents(t *testing.T) {
+	h := New()
+	var got []string
+	h.OnPublish(func(_ context.Context, e *mcpgate.Event) { got = append(got, "a "+e.Type) })
+	h.OnPublish(func(_ context.Context, e *mcpgate.Event) { got = append(got, "b "+e.ID) })
+	h.Publish(context.Background(), &mcpgate.Event{ID: "evt_1", Type: mcpgate.EventApprovalRequested})
+	if want := []string{"a approval.requested", "b evt_1"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

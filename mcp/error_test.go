@@ -31,6 +31,8 @@ func TestGatewayErrors(t *testing.T) {
 			"data": map[string]any{"reason": "conflict", "status": 409.0}}},
 		{"idempotency mismatch", mcpgate.Errorf(mcpgate.EMISMATCH, "other args"), map[string]any{"code": -32000.0, "message": "other args",
 			"data": map[string]any{"reason": "idempotency_mismatch", "status": 422.0}}},
+		{"invalid param", mcpgate.Errorf(mcpgate.EINVALIDPARAM, "attachments[0]"), map[string]any{"code": -32000.0, "message": "attachments[0]",
+			"data": map[string]any{"reason": "invalid_param", "status": 400.0}}},
 		{"forbidden", mcpgate.Errorf(mcpgate.EFORBIDDEN, "no"), map[string]any{"code": -32000.0, "message": "no",
 			"data": map[string]any{"reason": "forbidden", "status": 403.0}}},
 		{"cancelled", mcpgate.Errorf(mcpgate.ECANCELED, "gone"), map[string]any{"code": -32800.0, "message": "Request cancelled"}},

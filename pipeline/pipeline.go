@@ -63,6 +63,9 @@ type Options struct {
 	Signals        Signals
 	ApprovalPoll   time.Duration
 	ApprovalEvents ApprovalEvents
+	// Attachments checks the files of arguments.attachments; nil refuses
+	// calls that hand files.
+	Attachments AttachmentResolver
 }
 
 // Pipeline runs tool calls.
@@ -114,6 +117,9 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 
 // execute runs the stages after idempotency.
 func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
+	if err := p.attachments(ctx, call); err != nil {
+		return nil, err
+	}
 	if res := validateArguments(entry, call); res != nil {
 		return res, nil
 	}

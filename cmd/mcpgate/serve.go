@@ -16,12 +16,14 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agentkit"
+	"github.com/mcpgate/mcpgate/api"
 	"github.com/mcpgate/mcpgate/audit"
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/config"
 	"github.com/mcpgate/mcpgate/demo"
 	"github.com/mcpgate/mcpgate/events"
+	"github.com/mcpgate/mcpgate/files"
 	"github.com/mcpgate/mcpgate/gateway"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
@@ -42,6 +44,8 @@ type ServeConfig struct {
 	AllowedOrigins stringList
 	AllowPrivate   bool
 	MaxBodyBytes   int64
+	// MaxUploadBytes caps one file upload.
+	MaxUploadBytes int64
 	PageSize       int
 	LogLevel       string
 	ReloadEvery    time.Duration
@@ -90,6 +94,7 @@ type Main struct {
 	metricsHandler http.Handler
 	retention      time.Duration // how long the audit log keeps calls
 	approvals      *approvalDecider
+	signer         *files.Signer // signs file URLs
 }
 
 // NewMain returns a Main writing to env.
@@ -110,6 +115,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Var(&c.AllowedOrigins, "allowed-origins", "extra browser Origins accepted (comma-separated)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-networks", false, "let every skill reach loopback and private addresses")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", 4<<20, "largest MCP request body accepted")
+	fs.Int64Var(&c.MaxUploadBytes, "max-upload-bytes", api.DefaultMaxUploadBytes, "largest file upload accepted (stored under --data-dir/files)")
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
@@ -136,6 +142,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--reload-every must be a positive duration such as 2s"
 	case c.MaxBodyBytes <= 0:
 		problem = "--max-body-bytes must be positive"
+	case c.MaxUploadBytes <= 0:
+		problem = "--max-upload-bytes must be positive"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
 	case c.AgentHeartbeat <= 0 || c.AgentPresenceTTL <= c.AgentHeartbeat:
@@ -226,7 +234,8 @@ func (m *Main) wire() error {
 	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
 		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met),
-		Approvals: m.store, Signals: b, ApprovalEvents: hub})
+		Approvals: m.store, Signals: b, ApprovalEvents: hub,
+		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
 	m.mcp = m.newMCP(gw, hub)

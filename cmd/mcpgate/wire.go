@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/events"
+	"github.com/mcpgate/mcpgate/files"
 	"github.com/mcpgate/mcpgate/gateway"
 	"github.com/mcpgate/mcpgate/handsai"
 	"github.com/mcpgate/mcpgate/mcp"
@@ -92,6 +94,8 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		API: api.New(&api.Options{
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
 			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals,
+			Blobs: files.Dir{Path: filepath.Join(m.Config.store.dataDir, "files")}, Signer: m.fileSigner(),
+			PublicURL: m.Config.PublicURL, MaxUploadBytes: m.Config.MaxUploadBytes,
 		}),
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
@@ -144,4 +148,12 @@ func (m *Main) reloadRegistry(ctx context.Context) {
 	if err := m.registry.Reload(ctx); err != nil {
 		m.logger.Warn("registry reload after discovery", "err", err)
 	}
+}
+
+// fileSigner returns the signer of file URLs, one for the whole gateway.
+func (m *Main) fileSigner() *files.Signer {
+	if m.signer == nil {
+		m.signer = files.NewSigner(m.store, nil)
+	}
+	return m.signer
 }

@@ -1,0 +1,55 @@
+package mcpgate
+
+import (
+	"context"
+	"time"
+)
+
+// File states: a file is pending from its presigned upload until its one
+// upload starts, uploading while the bytes stream in, then ready, or failed
+// when the upload broke off or did not match what was declared.
+const (
+	FilePending   = "pending"
+	FileUploading = "uploading"
+	FileReady     = "ready"
+	FileFailed    = "failed"
+)
+
+// File is a file a user uploaded to hand to agents and tools as an
+// attachment. Its bytes live in a blob store under their SHA-256; the
+// database holds only this.
+type File struct {
+	ID string `json:"id"`
+	// UserID owns the file: the uploading key's user, or the owner of the
+	// agent an agent key belongs to.
+	UserID      string `json:"user_id"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	// Size is the declared size, which the upload must match.
+	Size int64 `json:"size"`
+	// SHA256 is the hex digest of the bytes, the blob's key; "" until
+	// the file is ready.
+	SHA256    string    `json:"sha256,omitempty"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	// ExpiresAt is when a file that is not ready may be swept.
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Ready reports whether the file's bytes are stored.
+func (f *File) Ready() bool { return f.Status == FileReady }
+
+// FileStore keeps file metadata.
+type FileStore interface {
+	// CreateFile stores f, setting CreatedAt. Returns ECONFLICT if the ID
+	// exists.
+	CreateFile(ctx context.Context, f *File) error
+	// FindFile returns a file; ENOTFOUND if none.
+	FindFile(ctx context.Context, id string) (*File, error)
+	// MoveFile changes a file's status from `from` to `to`, and its
+	// SHA256 to sha when sha is not empty, in one step that succeeds
+	// once: ECONFLICT when the file is not in status `from`, ENOTFOUND
+	// when there is no such file. It is what makes an upload URL single
+	// use.
+	MoveFile(ctx context.Context, id, from, to, sha string) error
+}
