@@ -122,21 +122,29 @@ func (s *Server) servePausable(w http.ResponseWriter, ls *liveSession, reply *ca
 // notifications/cancelled, the end of the session or Server.Close); resp
 // is then a -32800 error.
 func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
+	start := s.now()
 	if m.method == "tools/call" {
-		return s.runCall(ls, agent, cred, m, reply)
+		resp, cancelled = s.runCall(ls, agent, cred, m, reply)
+	} else {
+		resp, cancelled = s.runRelay(ls, agent, cred, m, reply)
 	}
-	return s.runRelay(ls, agent, cred, m, reply)
+	reply.log.cancelled = cancelled
+	s.logAccess(reply.r.Context(), ls, agent, m.method, &reply.log, start)
+	return resp, cancelled
 }
 
 // runCall runs one tools/call, as runStreamed does.
 func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
 	name, args, token, err := parseCall(m.Params)
 	if err != nil {
+		reply.log.err = err
 		return s.errorResponse(ls, m, err), false
 	}
+	reply.log.tool = name
 	return s.runRequest(ls, m, reply, token, func(ctx context.Context) ([]byte, error) {
 		call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply}
 		res, err := s.gateway.CallTool(ctx, call)
+		reply.log.setResult(res)
 		if err != nil {
 			return nil, err
 		}
@@ -171,6 +179,7 @@ func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token
 	}
 	defer ls.endCall(key, cancel)
 	result, err := do(ctx)
+	reply.log.err = err
 	switch {
 	case ctx.Err() != nil:
 		return appendError(nil, m.ID, &rpcError{Code: codeCancelled, Message: "Request cancelled"}), true
@@ -193,6 +202,7 @@ type callReply struct {
 	w     http.ResponseWriter // nil in a batch, which cannot stream
 	acc   accepts
 	token json.RawMessage // progress token of the request, if any
+	log   access          // what the access log says of the request
 
 	// paused is closed when PauseStream ended the reply's connection; nil
 	// for a reply that cannot pause.

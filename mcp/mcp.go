@@ -76,6 +76,13 @@ type Options struct {
 	SessionClosed func(sessionID string)
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
+	// AccessLog, when set, receives one line per request (see logAccess);
+	// SlowCall is the duration beyond which that line is a warning
+	// (default DefaultSlowCall).
+	AccessLog *slog.Logger
+	SlowCall  time.Duration
+	// Tracer traces requests (default mcpgate.NopTracer).
+	Tracer mcpgate.Tracer
 	// Now returns the current time (default time.Now); tests set it.
 	Now func() time.Time
 }
@@ -130,6 +137,9 @@ type Server struct {
 	writeTimeout   time.Duration
 	maxPerIdentity int
 	log            *slog.Logger
+	access         *slog.Logger
+	slowCall       time.Duration
+	tracer         mcpgate.Tracer
 	now            func() time.Time
 
 	// instance prefixes stream ids so they are unique across replicas.
@@ -159,6 +169,7 @@ func New(opts *Options) *Server {
 		maxBody: opts.MaxBodyBytes, pageSize: opts.PageSize, keepAlive: opts.KeepAlive,
 		writeTimeout: opts.WriteTimeout, maxPerIdentity: opts.MaxSessionsPerIdentity,
 		log: opts.Logger, now: opts.Now, sessionClosed: opts.SessionClosed,
+		access: opts.AccessLog, slowCall: opts.SlowCall, tracer: opts.Tracer,
 		instance: randomHex(6), base: base, stop: stop,
 		live: make(map[string]*liveSession), byIdentity: make(map[string]map[string]*liveSession),
 	}
@@ -195,6 +206,12 @@ func (s *Server) setDefaults() {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.slowCall <= 0 {
+		s.slowCall = DefaultSlowCall
+	}
+	if s.tracer == nil {
+		s.tracer = mcpgate.NopTracer{}
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 // answer runs a request other than initialize and tools/call and returns
 // its response.
 func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, m *message) []byte {
+	start := s.now()
 	result, err := s.method(r.Context(), ls, agent, m)
+	s.logAccess(r.Context(), ls, agent, m.method, &access{err: err}, start)
 	if err != nil {
 		return s.errorResponse(ls, m, err)
 	}

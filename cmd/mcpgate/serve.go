@@ -43,8 +43,13 @@ type ServeConfig struct {
 	MaxBodyBytes   int64
 	PageSize       int
 	LogLevel       string
-	ReloadEvery    time.Duration
-	PprofAddr      string
+	// LogFormat is text or json.
+	LogFormat string
+	// SlowCall is the duration beyond which a request's access-log line is
+	// a warning.
+	SlowCall    time.Duration
+	ReloadEvery time.Duration
+	PprofAddr   string
 	// MetricsAddr, when set, serves /metrics there instead of on Addr.
 	MetricsAddr string
 	// AgentVisibility is how long a message delivered to an agent worker
@@ -105,6 +110,8 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", 4<<20, "largest MCP request body accepted")
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
+	fs.DurationVar(&c.SlowCall, "slow-call", mcp.DefaultSlowCall, "an MCP request slower than this is logged as a warning")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 30*time.Second, "how long a message to an agent worker waits for its acknowledgement before it is delivered again")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
@@ -129,6 +136,12 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--max-body-bytes must be positive"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		problem = "--log-format must be text or json"
+	case !validLevel(c.LogLevel):
+		problem = "--log-level must be debug, info, warn or error"
+	case c.SlowCall <= 0:
+		problem = "--slow-call must be a positive duration such as 5s"
 	default:
 		problem = c.Governance.problem()
 	}
@@ -168,7 +181,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 // Run opens the store, applies the config, sets up the demo, and starts
 // serving. It returns once the listener is open.
 func (m *Main) Run(ctx context.Context) (err error) {
-	m.logger = newLogger(m.Env, m.Config.LogLevel)
+	m.logger = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat)
 	tuneGC(m.Env)
 	if m.store, err = m.Config.store.openOrCreate(ctx, m.logger); err != nil {
 		return err
@@ -380,13 +393,23 @@ func (m *Main) sweep(ctx context.Context) {
 	m.sweepRateBuckets(ctx)
 }
 
-// newLogger logs text to stderr at the given level.
-func newLogger(env *Env, level string) *slog.Logger {
+// newLogger logs to stderr at the given level, as text or JSON lines.
+func newLogger(env *Env, level, format string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: l}))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(env.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, opts))
+}
+
+// validLevel reports whether level names a log level.
+func validLevel(level string) bool {
+	var l slog.Level
+	return l.UnmarshalText([]byte(level)) == nil
 }
 
 // tuneGC lets the heap grow to five times its live size between
