@@ -147,8 +147,10 @@ type Server struct {
 	streamSeq atomic.Uint64
 	// requestSeq numbers server→client requests.
 	requestSeq atomic.Uint64
-	base       context.Context
-	stop       context.CancelFunc
+	// sse counts the SSE responses being written.
+	sse  atomic.Int64
+	base context.Context
+	stop context.CancelFunc
 
 	mu         sync.RWMutex
 	live       map[string]*liveSession            // by session id
@@ -250,3 +252,13 @@ func randomHex(n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// OpenSessions returns how many sessions this replica holds in memory.
+func (s *Server) OpenSessions() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.live)
+}
+
+// OpenStreams returns how many SSE responses this replica is writing.
+func (s *Server) OpenStreams() int { return int(s.sse.Load()) }

@@ -31,11 +31,18 @@ type Recorder interface {
 	ObserveCall(agent, tool, outcome string, d time.Duration)
 }
 
+// BackendRecorder records how long each skill's backend took to answer.
+type BackendRecorder interface {
+	ObserveBackend(agent, skill, kind, outcome string, d time.Duration)
+}
+
 // Options configure a Pipeline.
 type Options struct {
 	Tables   Tables                                // required
 	Backends map[mcpgate.SkillKind]mcpgate.Backend // by skill kind
 	Recorder Recorder                              // optional
+	// BackendRecorder, optional, times the backend alone.
+	BackendRecorder BackendRecorder
 	// Idempotency keeps idempotency keys; nil turns the stage off (a key
 	// is still taken out of the arguments).
 	Idempotency IdempotencyStore
@@ -177,10 +184,12 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	if ownProgress {
 		call.Notifier.Progress(0, 1, "calling "+e.Name)
 	}
+	start := p.opts.Now()
 	res, err := backend.CallTool(ctx, call)
 	if err == nil && res == nil {
 		err = errors.New("backend returned neither a result nor an error")
 	}
+	p.observeBackend(e, res, err, p.opts.Now().Sub(start))
 	if err != nil && mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -193,6 +202,25 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 		call.Notifier.Progress(1, 1, "done")
 	}
 	return res, err
+}
+
+// observeBackend records the backend's answer time for the skill.
+func (p *Pipeline) observeBackend(e *registry.Entry, res *mcpgate.Result, err error, d time.Duration) {
+	if p.opts.BackendRecorder == nil {
+		return
+	}
+	p.opts.BackendRecorder.ObserveBackend(e.Skill.AgentID, e.Skill.Name, string(e.Skill.Kind), resultOutcome(res, err), d)
+}
+
+// resultOutcome names a call's outcome: ok, tool_error or the error's code.
+func resultOutcome(res *mcpgate.Result, err error) string {
+	switch {
+	case err != nil:
+		return mcpgate.ErrorCode(err)
+	case res.IsError:
+		return "tool_error"
+	}
+	return "ok"
 }
 
 // toolTimeout is the tool's own timeout, or its skill's.
@@ -220,13 +248,7 @@ func checkOutput(e *registry.Entry, res *mcpgate.Result) *mcpgate.Result {
 
 // record reports the call's outcome.
 func (p *Pipeline) record(call *mcpgate.Call, res *mcpgate.Result, err error, d time.Duration) {
-	outcome := "ok"
-	switch {
-	case err != nil:
-		outcome = mcpgate.ErrorCode(err)
-	case res.IsError:
-		outcome = "tool_error"
-	}
+	outcome := resultOutcome(res, err)
 	if outcome == mcpgate.EINTERNAL {
 		p.opts.Logger.Error("tool call failed", "agent", call.Agent.ID, "tool", call.ToolName, "err", err)
 	}

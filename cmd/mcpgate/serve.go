@@ -223,11 +223,12 @@ func (m *Main) wire() error {
 	m.upstream = m.newUpstream(hub, guard)
 	ttl, retention := m.governanceSettings()
 	m.retention = retention
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger,
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
 		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met)})
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
 	m.mcp = m.newMCP(gw, hub)
+	m.watchGauges(met)
 	m.subscribe(hub)
 	srv, err := m.newServer(gw, b, met)
 	if err != nil {
