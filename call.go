@@ -18,6 +18,10 @@ type Call struct {
 	// itself never travels with a call.
 	Caller    Caller
 	SessionID string
+	// Trace is the W3C trace context of the call's backend span, which
+	// backends pass on (REST headers, MCP headers and _meta, the agent's
+	// chat_message); empty when tracing is off.
+	Trace TraceContext
 	// Notifier reaches the caller while the call runs; never nil.
 	Notifier Notifier
 	// Client sends server→client requests to the caller while the call

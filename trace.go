@@ -52,3 +52,22 @@ type nopSpan struct{}
 
 func (nopSpan) SetAttributes(...slog.Attr) {}
 func (nopSpan) End(error)                  {}
+
+// TraceContext is a W3C trace context: the traceparent and tracestate
+// headers' values.
+type TraceContext struct {
+	Parent string `json:"traceparent,omitempty"`
+	State  string `json:"tracestate,omitempty"`
+}
+
+// SetHeaders sets the traceparent and tracestate headers of h (an
+// http.Header or the like) when the context is not empty.
+func (tc TraceContext) SetHeaders(set func(key, value string)) {
+	if tc.Parent == "" {
+		return
+	}
+	set("traceparent", tc.Parent)
+	if tc.State != "" {
+		set("tracestate", tc.State)
+	}
+}

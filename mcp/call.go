@@ -123,13 +123,18 @@ func (s *Server) servePausable(w http.ResponseWriter, ls *liveSession, reply *ca
 // is then a -32800 error.
 func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
 	start := s.now()
+	ctx, span := s.startSpan(reply.r, ls, agent, m)
+	if s.traced {
+		reply.traceparent, reply.tracestate = s.tracer.Traceparent(ctx)
+	}
 	if m.method == "tools/call" {
 		resp, cancelled = s.runCall(ls, agent, cred, m, reply)
 	} else {
 		resp, cancelled = s.runRelay(ls, agent, cred, m, reply)
 	}
 	reply.log.cancelled = cancelled
-	s.logAccess(reply.r.Context(), ls, agent, m.method, &reply.log, start)
+	s.endSpan(span, &reply.log)
+	s.logAccess(ctx, ls, agent, m.method, &reply.log, start)
 	return resp, cancelled
 }
 
@@ -178,6 +183,9 @@ func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)}), false
 	}
 	defer ls.endCall(key, cancel)
+	if reply.traceparent != "" {
+		ctx = s.tracer.Join(ctx, reply.traceparent, reply.tracestate)
+	}
 	result, err := do(ctx)
 	reply.log.err = err
 	switch {
@@ -203,6 +211,8 @@ type callReply struct {
 	acc   accepts
 	token json.RawMessage // progress token of the request, if any
 	log   access          // what the access log says of the request
+	// traceparent and tracestate are the request span's, when traced.
+	traceparent, tracestate string
 
 	// paused is closed when PauseStream ended the reply's connection; nil
 	// for a reply that cannot pause.

@@ -140,6 +140,7 @@ type Server struct {
 	access         *slog.Logger
 	slowCall       time.Duration
 	tracer         mcpgate.Tracer
+	traced         bool // tracer is not a NopTracer
 	now            func() time.Time
 
 	// instance prefixes stream ids so they are unique across replicas.
@@ -215,6 +216,8 @@ func (s *Server) setDefaults() {
 	if s.tracer == nil {
 		s.tracer = mcpgate.NopTracer{}
 	}
+	_, nop := s.tracer.(mcpgate.NopTracer)
+	s.traced = !nop
 }
 
 // Close cancels every call in flight and ends every open stream. Sessions

@@ -15,8 +15,11 @@ import (
 // its response.
 func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, m *message) []byte {
 	start := s.now()
-	result, err := s.method(r.Context(), ls, agent, m)
-	s.logAccess(r.Context(), ls, agent, m.method, &access{err: err}, start)
+	ctx, span := s.startSpan(r, ls, agent, m)
+	result, err := s.method(ctx, ls, agent, m)
+	a := &access{err: err}
+	s.endSpan(span, a)
+	s.logAccess(ctx, ls, agent, m.method, a, start)
 	if err != nil {
 		return s.errorResponse(ls, m, err)
 	}

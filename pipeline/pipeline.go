@@ -43,6 +43,9 @@ type Options struct {
 	Recorder Recorder                              // optional
 	// BackendRecorder, optional, times the backend alone.
 	BackendRecorder BackendRecorder
+	// Tracer traces the stages and the backend call (default
+	// mcpgate.NopTracer).
+	Tracer mcpgate.Tracer
 	// Idempotency keeps idempotency keys; nil turns the stage off (a key
 	// is still taken out of the arguments).
 	Idempotency IdempotencyStore
@@ -78,6 +81,9 @@ func New(opts *Options) *Pipeline {
 	}
 	if p.opts.Now == nil {
 		p.opts.Now = time.Now
+	}
+	if p.opts.Tracer == nil {
+		p.opts.Tracer = mcpgate.NopTracer{}
 	}
 	return p
 }
@@ -185,10 +191,7 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 		call.Notifier.Progress(0, 1, "calling "+e.Name)
 	}
 	start := p.opts.Now()
-	res, err := backend.CallTool(ctx, call)
-	if err == nil && res == nil {
-		err = errors.New("backend returned neither a result nor an error")
-	}
+	res, err := p.callBackend(ctx, backend, e, call)
 	p.observeBackend(e, res, err, p.opts.Now().Sub(start))
 	if err != nil && mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
 		switch {
@@ -200,6 +203,34 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	}
 	if err == nil && ownProgress {
 		call.Notifier.Progress(1, 1, "done")
+	}
+	return res, err
+}
+
+// callBackend runs the call on backend in a span of its own, whose trace
+// context the backend passes on.
+func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
+	if _, off := p.opts.Tracer.(mcpgate.NopTracer); off {
+		return checkedCall(ctx, backend, call)
+	}
+	ctx, span := p.opts.Tracer.Start(ctx, "backend "+string(e.Skill.Kind),
+		slog.String("mcpgate.skill.kind", string(e.Skill.Kind)), slog.String("mcpgate.skill.name", e.Skill.Name),
+		slog.String("gen_ai.tool.name", e.Name))
+	call.Trace.Parent, call.Trace.State = p.opts.Tracer.Traceparent(ctx)
+	res, err := checkedCall(ctx, backend, call)
+	if err == nil && res.IsError {
+		span.SetAttributes(slog.String("error.type", "tool_error"))
+	}
+	span.End(err)
+	return res, err
+}
+
+// checkedCall runs the call on backend, which must return a result or
+// an error.
+func checkedCall(ctx context.Context, backend mcpgate.Backend, call *mcpgate.Call) (*mcpgate.Result, error) {
+	res, err := backend.CallTool(ctx, call)
+	if err == nil && res == nil {
+		err = errors.New("backend returned neither a result nor an error")
 	}
 	return res, err
 }

@@ -47,9 +47,11 @@ type ServeConfig struct {
 	LogFormat string
 	// SlowCall is the duration beyond which a request's access-log line is
 	// a warning.
-	SlowCall    time.Duration
-	ReloadEvery time.Duration
-	PprofAddr   string
+	SlowCall time.Duration
+	// OTLPEndpoint, when set, is where traces go (OTLP over HTTP).
+	OTLPEndpoint string
+	ReloadEvery  time.Duration
+	PprofAddr    string
 	// MetricsAddr, when set, serves /metrics there instead of on Addr.
 	MetricsAddr string
 	// AgentVisibility is how long a message delivered to an agent worker
@@ -88,6 +90,8 @@ type Main struct {
 	metricsLn      net.Listener
 	metricsHandler http.Handler
 	retention      time.Duration // how long the audit log keeps calls
+	tracer         mcpgate.Tracer
+	shutdownTracer func(context.Context) error // nil when tracing is off
 }
 
 // NewMain returns a Main writing to env.
@@ -111,6 +115,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
+	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", "", "export traces to this OTLP/HTTP URL, such as http://127.0.0.1:4318/v1/traces (default: from OTEL_EXPORTER_OTLP_ENDPOINT; off when unset)")
 	fs.DurationVar(&c.SlowCall, "slow-call", mcp.DefaultSlowCall, "an MCP request slower than this is logged as a warning")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 30*time.Second, "how long a message to an agent worker waits for its acknowledgement before it is delivered again")
@@ -195,6 +200,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.oauth, err = m.newOAuth(ctx); err != nil {
 		return err
 	}
+	if m.tracer, err = m.newTracer(ctx); err != nil {
+		return err
+	}
 	if err := m.wire(); err != nil {
 		return err
 	}
@@ -223,7 +231,7 @@ func (m *Main) wire() error {
 	m.upstream = m.newUpstream(hub, guard)
 	ttl, retention := m.governanceSettings()
 	m.retention = retention
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Logger: m.logger,
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Tracer: m.tracer, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
 		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met)})
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
@@ -326,6 +334,11 @@ func (m *Main) Close() error {
 		}
 	}
 	m.workers.Wait()
+	if m.shutdownTracer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		errs = append(errs, m.shutdownTracer(ctx)) // after the last span
+	}
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
 		m.store = nil
