@@ -77,6 +77,12 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	}
 	params := &sdk.CallToolParams{Name: name, Arguments: args}
 	params.SetProgressToken(token)
+	if call.Trace.Parent != "" { // W3C trace context in _meta
+		if params.Meta == nil {
+			params.Meta = sdk.Meta{}
+		}
+		call.Trace.SetHeaders(func(k, v string) { params.Meta[k] = v })
+	}
 	n := call.Notifier
 	if n == nil {
 		n = mcpgate.NopNotifier{}
