@@ -21,6 +21,10 @@ type Call struct {
 	// Attachments are the files of arguments.attachments, checked and
 	// given signed download URLs (Attachment.URL) by the pipeline.
 	Attachments []Attachment
+	// Trace is the W3C trace context of the call's backend span, which
+	// backends pass on (REST headers, MCP headers and _meta, the agent's
+	// chat_message); empty when tracing is off.
+	Trace TraceContext
 	// Notifier reaches the caller while the call runs; never nil.
 	Notifier Notifier
 	// Client sends server→client requests to the caller while the call

@@ -128,7 +128,8 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var listening = regexp.MustCompile(`mcpgate listening" addr=(\S+)`)
+// listening finds the address in the log line, text or JSON.
+var listening = regexp.MustCompile(`mcpgate listening"(?: addr=|,"addr":")([^\s"]+)`)
 
 // startGateway runs `mcpgate serve` with args on a free port and waits
 // until it listens. The process is stopped at the end of the test.

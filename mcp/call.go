@@ -122,21 +122,34 @@ func (s *Server) servePausable(w http.ResponseWriter, ls *liveSession, reply *ca
 // notifications/cancelled, the end of the session or Server.Close); resp
 // is then a -32800 error.
 func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
-	if m.method == "tools/call" {
-		return s.runCall(ls, agent, cred, m, reply)
+	start := s.now()
+	ctx, span := s.startSpan(reply.r, ls, agent, m)
+	if s.traced {
+		reply.traceparent, reply.tracestate = s.tracer.Traceparent(ctx)
 	}
-	return s.runRelay(ls, agent, cred, m, reply)
+	if m.method == "tools/call" {
+		resp, cancelled = s.runCall(ls, agent, cred, m, reply)
+	} else {
+		resp, cancelled = s.runRelay(ls, agent, cred, m, reply)
+	}
+	reply.log.cancelled = cancelled
+	s.endSpan(span, &reply.log)
+	s.logAccess(ctx, ls, agent, m.method, &reply.log, start)
+	return resp, cancelled
 }
 
 // runCall runs one tools/call, as runStreamed does.
 func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
 	name, args, token, err := parseCall(m.Params)
 	if err != nil {
+		reply.log.err = err
 		return s.errorResponse(ls, m, err), false
 	}
+	reply.log.tool = name
 	return s.runRequest(ls, m, reply, token, func(ctx context.Context) ([]byte, error) {
 		call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply}
 		res, err := s.gateway.CallTool(ctx, call)
+		reply.log.setResult(res)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +183,11 @@ func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)}), false
 	}
 	defer ls.endCall(key, cancel)
+	if reply.traceparent != "" {
+		ctx = s.tracer.Join(ctx, reply.traceparent, reply.tracestate)
+	}
 	result, err := do(ctx)
+	reply.log.err = err
 	switch {
 	case ctx.Err() != nil:
 		return appendError(nil, m.ID, &rpcError{Code: codeCancelled, Message: "Request cancelled"}), true
@@ -193,6 +210,9 @@ type callReply struct {
 	w     http.ResponseWriter // nil in a batch, which cannot stream
 	acc   accepts
 	token json.RawMessage // progress token of the request, if any
+	log   access          // what the access log says of the request
+	// traceparent and tracestate are the request span's, when traced.
+	traceparent, tracestate string
 
 	// paused is closed when PauseStream ended the reply's connection; nil
 	// for a reply that cannot pause.

@@ -76,6 +76,13 @@ type Options struct {
 	SessionClosed func(sessionID string)
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
+	// AccessLog, when set, receives one line per request (see logAccess);
+	// SlowCall is the duration beyond which that line is a warning
+	// (default DefaultSlowCall).
+	AccessLog *slog.Logger
+	SlowCall  time.Duration
+	// Tracer traces requests (default mcpgate.NopTracer).
+	Tracer mcpgate.Tracer
 	// Now returns the current time (default time.Now); tests set it.
 	Now func() time.Time
 }
@@ -130,6 +137,10 @@ type Server struct {
 	writeTimeout   time.Duration
 	maxPerIdentity int
 	log            *slog.Logger
+	access         *slog.Logger
+	slowCall       time.Duration
+	tracer         mcpgate.Tracer
+	traced         bool // tracer is not a NopTracer
 	now            func() time.Time
 
 	// instance prefixes stream ids so they are unique across replicas.
@@ -137,8 +148,10 @@ type Server struct {
 	streamSeq atomic.Uint64
 	// requestSeq numbers server→client requests.
 	requestSeq atomic.Uint64
-	base       context.Context
-	stop       context.CancelFunc
+	// sse counts the SSE responses being written.
+	sse  atomic.Int64
+	base context.Context
+	stop context.CancelFunc
 
 	mu         sync.RWMutex
 	live       map[string]*liveSession            // by session id
@@ -159,6 +172,7 @@ func New(opts *Options) *Server {
 		maxBody: opts.MaxBodyBytes, pageSize: opts.PageSize, keepAlive: opts.KeepAlive,
 		writeTimeout: opts.WriteTimeout, maxPerIdentity: opts.MaxSessionsPerIdentity,
 		log: opts.Logger, now: opts.Now, sessionClosed: opts.SessionClosed,
+		access: opts.AccessLog, slowCall: opts.SlowCall, tracer: opts.Tracer,
 		instance: randomHex(6), base: base, stop: stop,
 		live: make(map[string]*liveSession), byIdentity: make(map[string]map[string]*liveSession),
 	}
@@ -196,6 +210,14 @@ func (s *Server) setDefaults() {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	if s.slowCall <= 0 {
+		s.slowCall = DefaultSlowCall
+	}
+	if s.tracer == nil {
+		s.tracer = mcpgate.NopTracer{}
+	}
+	_, nop := s.tracer.(mcpgate.NopTracer)
+	s.traced = !nop
 }
 
 // Close cancels every call in flight and ends every open stream. Sessions
@@ -233,3 +255,13 @@ func randomHex(n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// OpenSessions returns how many sessions this replica holds in memory.
+func (s *Server) OpenSessions() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.live)
+}
+
+// OpenStreams returns how many SSE responses this replica is writing.
+func (s *Server) OpenStreams() int { return int(s.sse.Load()) }

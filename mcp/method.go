@@ -14,7 +14,12 @@ import (
 // answer runs a request other than initialize and tools/call and returns
 // its response.
 func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, m *message) []byte {
-	result, err := s.method(r.Context(), ls, agent, m)
+	start := s.now()
+	ctx, span := s.startSpan(r, ls, agent, m)
+	result, err := s.method(ctx, ls, agent, m)
+	a := &access{err: err}
+	s.endSpan(span, a)
+	s.logAccess(ctx, ls, agent, m.method, a, start)
 	if err != nil {
 		return s.errorResponse(ls, m, err)
 	}

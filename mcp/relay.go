@@ -54,6 +54,7 @@ func (s *Server) relays(method string) bool {
 func (s *Server) runRelay(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
 	token, err := parseProgressToken(m.Params)
 	if err != nil {
+		reply.log.err = err
 		return s.errorResponse(ls, m, err), false
 	}
 	return s.runRequest(ls, m, reply, token, func(ctx context.Context) ([]byte, error) {

@@ -81,6 +81,8 @@ func (c *connSink) take() ([][]byte, bool) {
 // so the stream drops it, and the response is the caller's again.
 func (s *Server) pump(ctx context.Context, w http.ResponseWriter, sk *connSink, ls *liveSession) {
 	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.writeTimeout}
+	s.sse.Add(1)
+	defer s.sse.Add(-1)
 	defer out.extend() // room for net/http to end the response
 	defer sk.close()
 	if !out.write(nil) { // the headers

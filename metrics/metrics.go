@@ -23,6 +23,7 @@ type Metrics struct {
 	calls        *prometheus.CounterVec
 	callDuration *prometheus.HistogramVec
 	rateLimited  *prometheus.CounterVec
+	backendTime  *prometheus.HistogramVec
 }
 
 // latencyBuckets span a fast local call to a slow backend, in seconds.
@@ -53,8 +54,12 @@ func New() *Metrics {
 			Name: "mcpgate_rate_limited_total",
 			Help: "Tool calls refused by a rate limit, by agent.",
 		}, []string{"agent"}),
+		backendTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mcpgate_backend_call_duration_seconds", Help: "Time a skill's backend took to answer a call, by agent, skill, kind and outcome (ok, tool_error, or an error reason).",
+			Buckets: latencyBuckets,
+		}, []string{"agent", "skill", "kind", "outcome"}),
 	}
-	m.reg.MustRegister(m.requests, m.requestTime, m.calls, m.callDuration, m.rateLimited,
+	m.reg.MustRegister(m.requests, m.requestTime, m.calls, m.callDuration, m.rateLimited, m.backendTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -63,6 +68,11 @@ func New() *Metrics {
 func (m *Metrics) ObserveCall(agent, tool, outcome string, d time.Duration) {
 	m.calls.WithLabelValues(agent, tool, outcome).Inc()
 	m.callDuration.WithLabelValues(agent, tool).Observe(d.Seconds())
+}
+
+// ObserveBackend records how long a skill's backend took to answer.
+func (m *Metrics) ObserveBackend(agent, skill, kind, outcome string, d time.Duration) {
+	m.backendTime.WithLabelValues(agent, skill, kind, outcome).Observe(d.Seconds())
 }
 
 // RateLimited counts a tool call refused by a rate limit.

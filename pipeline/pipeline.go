@@ -31,11 +31,21 @@ type Recorder interface {
 	ObserveCall(agent, tool, outcome string, d time.Duration)
 }
 
+// BackendRecorder records how long each skill's backend took to answer.
+type BackendRecorder interface {
+	ObserveBackend(agent, skill, kind, outcome string, d time.Duration)
+}
+
 // Options configure a Pipeline.
 type Options struct {
 	Tables   Tables                                // required
 	Backends map[mcpgate.SkillKind]mcpgate.Backend // by skill kind
 	Recorder Recorder                              // optional
+	// BackendRecorder, optional, times the backend alone.
+	BackendRecorder BackendRecorder
+	// Tracer traces the stages and the backend call (default
+	// mcpgate.NopTracer).
+	Tracer mcpgate.Tracer
 	// Idempotency keeps idempotency keys; nil turns the stage off (a key
 	// is still taken out of the arguments).
 	Idempotency IdempotencyStore
@@ -85,6 +95,9 @@ func New(opts *Options) *Pipeline {
 	}
 	if p.opts.Now == nil {
 		p.opts.Now = time.Now
+	}
+	if p.opts.Tracer == nil {
+		p.opts.Tracer = mcpgate.NopTracer{}
 	}
 	return p
 }
@@ -185,10 +198,9 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	if ownProgress {
 		call.Notifier.Progress(0, 1, "calling "+e.Name)
 	}
-	res, err := backend.CallTool(ctx, call)
-	if err == nil && res == nil {
-		err = errors.New("backend returned neither a result nor an error")
-	}
+	start := p.opts.Now()
+	res, err := p.callBackend(ctx, backend, e, call)
+	p.observeBackend(e, res, err, p.opts.Now().Sub(start))
 	if err != nil && mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -201,6 +213,53 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 		call.Notifier.Progress(1, 1, "done")
 	}
 	return res, err
+}
+
+// callBackend runs the call on backend in a span of its own, whose trace
+// context the backend passes on.
+func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
+	if _, off := p.opts.Tracer.(mcpgate.NopTracer); off {
+		return checkedCall(ctx, backend, call)
+	}
+	ctx, span := p.opts.Tracer.Start(ctx, "backend "+string(e.Skill.Kind),
+		slog.String("mcpgate.skill.kind", string(e.Skill.Kind)), slog.String("mcpgate.skill.name", e.Skill.Name),
+		slog.String("gen_ai.tool.name", e.Name))
+	call.Trace.Parent, call.Trace.State = p.opts.Tracer.Traceparent(ctx)
+	res, err := checkedCall(ctx, backend, call)
+	if err == nil && res.IsError {
+		span.SetAttributes(slog.String("error.type", "tool_error"))
+	}
+	span.End(err)
+	return res, err
+}
+
+// checkedCall runs the call on backend, which must return a result or
+// an error.
+func checkedCall(ctx context.Context, backend mcpgate.Backend, call *mcpgate.Call) (*mcpgate.Result, error) {
+	res, err := backend.CallTool(ctx, call)
+	if err == nil && res == nil {
+		err = errors.New("backend returned neither a result nor an error")
+	}
+	return res, err
+}
+
+// observeBackend records the backend's answer time for the skill.
+func (p *Pipeline) observeBackend(e *registry.Entry, res *mcpgate.Result, err error, d time.Duration) {
+	if p.opts.BackendRecorder == nil {
+		return
+	}
+	p.opts.BackendRecorder.ObserveBackend(e.Skill.AgentID, e.Skill.Name, string(e.Skill.Kind), resultOutcome(res, err), d)
+}
+
+// resultOutcome names a call's outcome: ok, tool_error or the error's code.
+func resultOutcome(res *mcpgate.Result, err error) string {
+	switch {
+	case err != nil:
+		return mcpgate.ErrorCode(err)
+	case res.IsError:
+		return "tool_error"
+	}
+	return "ok"
 }
 
 // toolTimeout is the tool's own timeout, or its skill's.
@@ -228,13 +287,7 @@ func checkOutput(e *registry.Entry, res *mcpgate.Result) *mcpgate.Result {
 
 // record reports the call's outcome.
 func (p *Pipeline) record(call *mcpgate.Call, res *mcpgate.Result, err error, d time.Duration) {
-	outcome := "ok"
-	switch {
-	case err != nil:
-		outcome = mcpgate.ErrorCode(err)
-	case res.IsError:
-		outcome = "tool_error"
-	}
+	outcome := resultOutcome(res, err)
 	if outcome == mcpgate.EINTERNAL {
 		p.opts.Logger.Error("tool call failed", "agent", call.Agent.ID, "tool", call.ToolName, "err", err)
 	}

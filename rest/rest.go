@@ -131,6 +131,7 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the request URL %s is not a valid http or https URL", redactURL(target))
 	}
 	b.setDefaults(h, body != nil)
+	call.Trace.SetHeaders(h.Set)
 	req.Header = h
 	return req, nil
 }

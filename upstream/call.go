@@ -73,7 +73,7 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	if n == nil {
 		n = mcpgate.NopNotifier{}
 	}
-	raw, err := s.request(ctx, "tools/call", callParams(name, call.Arguments, token), n, token)
+	raw, err := s.request(ctx, "tools/call", callParams(name, call.Arguments, token, call.Trace), n, token)
 	if err != nil {
 		return nil, s, err
 	}
@@ -81,8 +81,9 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 }
 
 // callParams are the params of a tools/call: the tool's upstream name, the
-// arguments as the caller sent them ({} when none) and the progress token.
-func callParams(name string, args json.RawMessage, token string) json.RawMessage {
+// arguments as the caller sent them ({} when none), the progress token and,
+// when tracing is on, the W3C trace context in _meta.
+func callParams(name string, args json.RawMessage, token string, tc mcpgate.TraceContext) json.RawMessage {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
@@ -93,6 +94,12 @@ func callParams(name string, args json.RawMessage, token string) json.RawMessage
 	b = append(b, args...)
 	b = append(b, `,"_meta":{"progressToken":`...)
 	b = append(b, mustJSON(token)...)
+	tc.SetHeaders(func(k, v string) {
+		b = append(b, ',')
+		b = append(b, mustJSON(k)...)
+		b = append(b, ':')
+		b = append(b, mustJSON(v)...)
+	})
 	return append(b, "}}"...)
 }
 

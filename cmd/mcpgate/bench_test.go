@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -30,8 +31,20 @@ EXTRA`
 // BenchmarkToolsCall measures tools/call through the whole stack: HTTP,
 // authentication, session, pipeline, REST backend on 127.0.0.1 and back,
 // with plain JSON replies, in one initialized session.
-func BenchmarkToolsCall(b *testing.B) {
-	g := mustStartMain(b, benchConfig)
+func BenchmarkToolsCall(b *testing.B) { benchToolsCall(b) }
+
+// BenchmarkToolsCallTraced is BenchmarkToolsCall with tracing on: every
+// call's spans go to an OTLP/HTTP endpoint that accepts and drops them.
+func BenchmarkToolsCallTraced(b *testing.B) {
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+	b.Cleanup(sink.Close)
+	benchToolsCall(b, "--otlp-endpoint", sink.URL+"/v1/traces")
+}
+
+// benchToolsCall measures tools/call of a REST tool, serial and parallel,
+// on a gateway started with flags.
+func benchToolsCall(b *testing.B, flags ...string) {
+	g := mustStartMain(b, benchConfig, flags...)
 	_, oag := g.mustKey(b, "alice", "")
 	s := g.mustInitialize(b, "bench", bearer(oag), "2025-11-25")
 	h := s.sessionHeader(headers("Content-Type", "application/json", "Accept", "application/json"))

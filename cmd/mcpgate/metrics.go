@@ -7,8 +7,21 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/server"
 )
+
+// watchGauges lets the metrics read, at each scrape, the upstream health
+// the relay records, the agents' queue depths (when the store counts
+// them), and the transport's open sessions and streams. Approvals pending
+// join when an approval store exists.
+func (m *Main) watchGauges(met *metrics.Metrics) {
+	src := metrics.Sources{Health: m.store, Transport: m.mcp}
+	if q, ok := m.store.(metrics.QueueDepths); ok {
+		src.Queue = q
+	}
+	met.Watch(src)
+}
 
 // metricsAccess says who may read /metrics on the main listener: nobody
 // when --metrics-addr serves it apart, anyone when the gateway listens on

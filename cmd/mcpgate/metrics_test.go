@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mcpgate/mcpgate/metrics"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,5 +88,29 @@ func TestMetricsAddrFromEnv(t *testing.T) {
 	}
 	if m.Config.MetricsAddr != "127.0.0.1:9464" {
 		t.Errorf("MetricsAddr = %q, want 127.0.0.1:9464", m.Config.MetricsAddr)
+	}
+}
+
+// TestOperatorGauges checks that a running gateway exports what operators
+// alert on: the backend's time by skill, open sessions and SSE streams,
+// and the agents' queue depths (each agent with unacknowledged messages).
+func TestOperatorGauges(t *testing.T) {
+	t.Parallel()
+	g := mustStartGateway(t)
+	_, key := g.mustKey(t, "alice", "")
+	s := g.mustInitialize(t, "shop", bearer(key), "2025-06-18")
+	s.call(t, "echo", `{"text":"hi"}`)
+	body := send(t, http.MethodGet, g.URL()+"/metrics", nil, "").body
+	for _, want := range []string{
+		`mcpgate_backend_call_duration_seconds_count{agent="shop",kind="rest",outcome="ok",skill="api"} 1`,
+		`mcpgate_mcp_sessions_open 1`,
+		`mcpgate_sse_streams_open 0`,
+	} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if _, ok := g.store.(metrics.QueueDepths); !ok {
+		t.Errorf("the store %T does not count queue depths", g.store)
 	}
 }

@@ -48,8 +48,15 @@ type ServeConfig struct {
 	MaxUploadBytes int64
 	PageSize       int
 	LogLevel       string
-	ReloadEvery    time.Duration
-	PprofAddr      string
+	// LogFormat is text or json.
+	LogFormat string
+	// SlowCall is the duration beyond which a request's access-log line is
+	// a warning.
+	SlowCall time.Duration
+	// OTLPEndpoint, when set, is where traces go (OTLP over HTTP).
+	OTLPEndpoint string
+	ReloadEvery  time.Duration
+	PprofAddr    string
 	// MetricsAddr, when set, serves /metrics there instead of on Addr.
 	MetricsAddr string
 	// AgentVisibility is how long a message delivered to an agent worker
@@ -95,6 +102,8 @@ type Main struct {
 	retention      time.Duration // how long the audit log keeps calls
 	approvals      *approvalDecider
 	signer         *files.Signer // signs file URLs
+	tracer         mcpgate.Tracer
+	shutdownTracer func(context.Context) error // nil when tracing is off
 }
 
 // NewMain returns a Main writing to env.
@@ -118,6 +127,9 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Int64Var(&c.MaxUploadBytes, "max-upload-bytes", api.DefaultMaxUploadBytes, "largest file upload accepted (stored under --data-dir/files)")
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
+	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", "", "export traces to this OTLP/HTTP URL, such as http://127.0.0.1:4318/v1/traces (default: from OTEL_EXPORTER_OTLP_ENDPOINT; off when unset)")
+	fs.DurationVar(&c.SlowCall, "slow-call", mcp.DefaultSlowCall, "an MCP request slower than this is logged as a warning")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 10*time.Second, "how long a message held by an agent worker whose stream stopped renewing it (its replica died) waits before it is delivered again")
 	fs.DurationVar(&c.AgentHeartbeat, "agent-heartbeat", bus.DefaultHeartbeat, "how often agent worker presence is refreshed and waiting calls check it")
@@ -150,6 +162,12 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--agent-heartbeat must be positive and shorter than --agent-presence-ttl"
 	case c.AgentVisibility <= 0:
 		problem = "--agent-visibility must be a positive duration such as 10s"
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		problem = "--log-format must be text or json"
+	case !validLevel(c.LogLevel):
+		problem = "--log-level must be debug, info, warn or error"
+	case c.SlowCall <= 0:
+		problem = "--slow-call must be a positive duration such as 5s"
 	default:
 		problem = c.Governance.problem()
 	}
@@ -189,7 +207,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 // Run opens the store, applies the config, sets up the demo, and starts
 // serving. It returns once the listener is open.
 func (m *Main) Run(ctx context.Context) (err error) {
-	m.logger = newLogger(m.Env, m.Config.LogLevel)
+	m.logger = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat)
 	tuneGC(m.Env)
 	if m.store, err = m.Config.store.openOrCreate(ctx, m.logger); err != nil {
 		return err
@@ -201,6 +219,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		m.Config.PublicURL = server.PublicURLFor(m.ln.Addr().String())
 	}
 	if m.oauth, err = m.newOAuth(ctx); err != nil {
+		return err
+	}
+	if m.tracer, err = m.newTracer(ctx); err != nil {
 		return err
 	}
 	if err := m.wire(); err != nil {
@@ -231,7 +252,7 @@ func (m *Main) wire() error {
 	m.upstream = m.newUpstream(hub, guard)
 	ttl, retention := m.governanceSettings()
 	m.retention = retention
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, Logger: m.logger,
+	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Tracer: m.tracer, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
 		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met),
 		Approvals: m.store, Signals: b, ApprovalEvents: hub,
@@ -239,6 +260,7 @@ func (m *Main) wire() error {
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
 	m.mcp = m.newMCP(gw, hub)
+	m.watchGauges(met)
 	m.subscribe(hub)
 	srv, err := m.newServer(gw, b, met)
 	if err != nil {
@@ -337,6 +359,11 @@ func (m *Main) Close() error {
 		}
 	}
 	m.workers.Wait()
+	if m.shutdownTracer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		errs = append(errs, m.shutdownTracer(ctx)) // after the last span
+	}
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
 		m.store = nil
@@ -405,13 +432,23 @@ func (m *Main) sweep(ctx context.Context) {
 	m.sweepRateBuckets(ctx)
 }
 
-// newLogger logs text to stderr at the given level.
-func newLogger(env *Env, level string) *slog.Logger {
+// newLogger logs to stderr at the given level, as text or JSON lines.
+func newLogger(env *Env, level, format string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: l}))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(env.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, opts))
+}
+
+// validLevel reports whether level names a log level.
+func validLevel(level string) bool {
+	var l slog.Level
+	return l.UnmarshalText([]byte(level)) == nil
 }
 
 // tuneGC lets the heap grow to five times its live size between

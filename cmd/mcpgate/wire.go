@@ -63,6 +63,7 @@ func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub) *mcp.Server {
 		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
+		AccessLog: m.logger, SlowCall: m.Config.SlowCall, Tracer: m.tracer,
 	})
 }
 

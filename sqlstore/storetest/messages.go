@@ -27,6 +27,7 @@ func messageTests() []test {
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"CascadeWithAgent", testMessagesCascade},
 		{"Presence", testPresence},
+		{"UnackedMessages", testUnackedMessages},
 	}
 }
 
@@ -457,4 +458,27 @@ func testPresence(t *testing.T, s mcpgate.Store) {
 	must(t, s.DeletePresence(ctx, "weather", "", "rep-b"))
 	mustEqual(t, "after both left", present("weather", "chat", now), false)
 	mustCode(t, s.PutPresence(ctx, "nobody", "chat", "rep-a", now.Add(time.Minute)), mcpgate.ENOTFOUND)
+}
+
+// queueDepths is the store's count of each agent's unacknowledged messages.
+type queueDepths interface {
+	UnackedMessages(ctx context.Context) (map[string]int, error)
+}
+
+func testUnackedMessages(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	q, ok := s.(queueDepths)
+	if !ok {
+		t.Fatalf("%T has no UnackedMessages", s)
+	}
+	chat1, _, _ := claimFixture(t, s)
+	got, err := q.UnackedMessages(ctx)
+	must(t, err)
+	mustEqual(t, "depths before an ack", got, map[string]int{"weather": 3, "other": 1})
+	_, err = s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 10)
+	must(t, err)
+	must(t, s.AckMessage(ctx, "weather", chat1.ID))
+	got, err = q.UnackedMessages(ctx)
+	must(t, err)
+	mustEqual(t, "depths after one ack (claimed ones still count)", got, map[string]int{"weather": 2, "other": 1})
 }

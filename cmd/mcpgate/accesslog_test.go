@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// accessLines returns the gateway's access-log lines (JSON) in order.
+func accessLines(t *testing.T, log string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %q", line)
+		}
+		if rec["msg"] == "mcp request" {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// TestAccessLog checks that every MCP request gets one JSON access-log
+// line with method, agent, tool, outcome, duration and session, never the
+// arguments or the key; and that a backend's failure is a warning that
+// carries the backend's message.
+func TestAccessLog(t *testing.T) {
+	g := mustStartGateway(t, "--log-level", "info", "--log-format", "json")
+	_, secret := g.mustKey(t, "alice", "")
+	s := g.mustInitialize(t, "shop", bearer(secret), "2025-06-18")
+	s.call(t, "echo", `{"text":"sesame-4711"}`)
+	s.post(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+	s.post(t, callBody(3, "fail", `{}`, ""), nil)
+
+	log := g.stderr.String()
+	for _, leak := range []string{"sesame-4711", secret} {
+		if strings.Contains(log, leak) {
+			t.Errorf("the log holds %q", leak)
+		}
+	}
+	lines := accessLines(t, log)
+	if len(lines) != 3 {
+		t.Fatalf("got %d access lines, want 3:\n%s", len(lines), log)
+	}
+	wants := []map[string]any{
+		{"level": "INFO", "method": "tools/call", "agent": "shop", "tool": "echo", "outcome": "ok", "session": s.id},
+		{"level": "INFO", "method": "tools/list", "agent": "shop", "outcome": "ok", "session": s.id},
+		{"level": "WARN", "method": "tools/call", "agent": "shop", "tool": "fail", "outcome": "tool_error", "session": s.id},
+	}
+	for i, w := range wants {
+		for k, v := range w {
+			if lines[i][k] != v {
+				t.Errorf("line %d: %s = %v, want %v", i, k, lines[i][k], v)
+			}
+		}
+		if _, ok := lines[i]["duration"]; !ok {
+			t.Errorf("line %d has no duration", i)
+		}
+	}
+	if msg, _ := lines[2]["backend_message"].(string); !strings.Contains(msg, "the invoice database is down") {
+		t.Errorf("backend_message = %q, want the backend's words", msg)
+	}
+}
+
+// TestLogFlagsRefused checks that serve refuses an unknown log format or
+// level instead of logging otherwise than asked.
+func TestLogFlagsRefused(t *testing.T) {
+	for _, args := range [][]string{{"--log-format", "xml"}, {"--log-level", "loud"}, {"--slow-call", "0s"}} {
+		env, _, stderr := newTestEnv(nil)
+		if err := NewMain(env).ParseFlags(append([]string{"--data-dir", t.TempDir()}, args...)); err == nil {
+			t.Errorf("%v accepted", args)
+		} else if !strings.Contains(stderr.String(), args[0]) {
+			t.Errorf("%v: the message does not name the flag: %s", args, stderr)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// DefaultSlowCall is the duration beyond which a request's access-log line
+// is a warning, when Options.SlowCall is zero.
+const DefaultSlowCall = 5 * time.Second
+
+// maxLoggedMessage bounds a backend's message in the access log.
+const maxLoggedMessage = 300
+
+// access is what one request's access-log line reports besides its
+// method: the tool it called and how it ended. It never holds arguments.
+type access struct {
+	tool      string
+	err       error
+	toolError string // the text of a tool's error result
+	cancelled bool
+}
+
+// setResult notes a tool's result; an error result keeps its first text.
+func (a *access) setResult(res *mcpgate.Result) {
+	if res == nil || !res.IsError || res.Invalid != nil {
+		return
+	}
+	a.toolError = "tool error"
+	for _, c := range res.Content {
+		if c.Text != "" {
+			a.toolError = c.Text
+			break
+		}
+	}
+}
+
+// outcome names how the request ended: ok, cancelled, tool_error,
+// invalid_arguments or the error's code.
+func (a *access) outcome() string {
+	switch {
+	case a.cancelled:
+		return "cancelled"
+	case a.err != nil:
+		return mcpgate.ErrorCode(a.err)
+	case a.toolError != "":
+		return "tool_error"
+	}
+	return "ok"
+}
+
+// backendFailed reports whether the backend, not the client, made the
+// request fail; its message is then worth a warning.
+func (a *access) backendFailed() bool {
+	if a.toolError != "" {
+		return true
+	}
+	switch mcpgate.ErrorCode(a.err) {
+	case mcpgate.ETIMEOUT, mcpgate.EUNAVAILABLE, mcpgate.EINTERNAL:
+		return a.err != nil
+	}
+	return false
+}
+
+// message is the backend's message, shortened.
+func (a *access) message() string {
+	msg := a.toolError
+	if msg == "" && a.err != nil {
+		msg = mcpgate.ErrorMessage(a.err)
+	}
+	if len(msg) > maxLoggedMessage {
+		cut := maxLoggedMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
+}
+
+// logAccess writes one request's access-log line: at info, or at warn
+// when it was slow or its backend failed (then with the backend's
+// message). Arguments and credentials never appear in it.
+func (s *Server) logAccess(ctx context.Context, ls *liveSession, agent *mcpgate.Agent, method string, a *access, start time.Time) {
+	if s.access == nil {
+		return
+	}
+	d := s.now().Sub(start)
+	level, slow, failed := slog.LevelInfo, d > s.slowCall, a.backendFailed()
+	if slow || failed {
+		level = slog.LevelWarn
+	}
+	if !s.access.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 10)
+	attrs = append(attrs, slog.String("method", method), slog.String("agent", agent.ID))
+	if a.tool != "" {
+		attrs = append(attrs, slog.String("tool", a.tool))
+	}
+	attrs = append(attrs, slog.String("outcome", a.outcome()), slog.Duration("duration", d), slog.String("session", ls.id))
+	if id := s.tracer.TraceID(ctx); id != "" {
+		attrs = append(attrs, slog.String("trace_id", id))
+	}
+	if slow {
+		attrs = append(attrs, slog.Bool("slow", true))
+	}
+	if failed {
+		attrs = append(attrs, slog.String("backend_message", a.message()))
+	}
+	s.access.LogAttrs(ctx, level, "mcp request", attrs...)
+}

@@ -1,0 +1,73 @@
+package mcpgate
+
+import (
+	"context"
+	"log/slog"
+)
+
+// Tracer starts the spans of the gateway's traces. Implementations export
+// them (package otel); NopTracer, used when tracing is off, does nothing
+// and allocates nothing. Attributes never carry argument values or
+// secrets.
+type Tracer interface {
+	// Start begins a span named name, a child of ctx's span, and returns
+	// ctx carrying it.
+	Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Context, Span)
+	// Join returns ctx joined to the remote trace a W3C traceparent (and
+	// tracestate) names; invalid or empty values leave ctx as it is.
+	Join(ctx context.Context, traceparent, tracestate string) context.Context
+	// Traceparent returns the W3C traceparent and tracestate of ctx's
+	// span, for a backend; both are empty without one.
+	Traceparent(ctx context.Context) (traceparent, tracestate string)
+	// TraceID returns the hex trace id of ctx's span, or "".
+	TraceID(ctx context.Context) string
+}
+
+// Span is one timed operation of a trace.
+type Span interface {
+	// SetAttributes adds attributes to the span.
+	SetAttributes(attrs ...slog.Attr)
+	// End ends the span, marking it failed when err is not nil.
+	End(err error)
+}
+
+// NopTracer is the Tracer of a gateway without tracing.
+type NopTracer struct{}
+
+// Start returns ctx and a span that does nothing.
+func (NopTracer) Start(ctx context.Context, _ string, _ ...slog.Attr) (context.Context, Span) {
+	return ctx, nopSpan{}
+}
+
+// Join returns ctx.
+func (NopTracer) Join(ctx context.Context, _, _ string) context.Context { return ctx }
+
+// Traceparent returns empty strings.
+func (NopTracer) Traceparent(context.Context) (string, string) { return "", "" }
+
+// TraceID returns "".
+func (NopTracer) TraceID(context.Context) string { return "" }
+
+type nopSpan struct{}
+
+func (nopSpan) SetAttributes(...slog.Attr) {}
+func (nopSpan) End(error)                  {}
+
+// TraceContext is a W3C trace context: the traceparent and tracestate
+// headers' values.
+type TraceContext struct {
+	Parent string `json:"traceparent,omitempty"`
+	State  string `json:"tracestate,omitempty"`
+}
+
+// SetHeaders sets the traceparent and tracestate headers of h (an
+// http.Header or the like) when the context is not empty.
+func (tc TraceContext) SetHeaders(set func(key, value string)) {
+	if tc.Parent == "" {
+		return
+	}
+	set("traceparent", tc.Parent)
+	if tc.State != "" {
+		set("tracestate", tc.State)
+	}
+}
