@@ -60,6 +60,7 @@ type ServeConfig struct {
 	Governance governanceFlags
 	store      storeFlags
 	rateLimit  rateLimitFlag
+	drain      drainFlags
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -101,6 +102,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c.store.register(fs)
 	c.rateLimit.register(fs)
 	c.Governance.register(fs)
+	c.drain.register(fs)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
 	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
@@ -141,6 +143,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--agent-heartbeat must be positive and shorter than --agent-presence-ttl"
 	case c.AgentVisibility <= 0:
 		problem = "--agent-visibility must be a positive duration such as 10s"
+	case c.drain.problem() != "":
+		problem = c.drain.problem()
 	default:
 		problem = c.Governance.problem()
 	}
@@ -168,7 +172,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		select {
 		case <-ctx.Done():
 			m.logger.Info("shutting down")
-			return m.Close()
+			return errors.Join(m.Drain(context.Background()), m.Close())
 		case <-m.done:
 			return m.Close()
 		case <-hup:
@@ -307,6 +311,9 @@ func (m *Main) Close() error {
 	var errs []error
 	for _, c := range m.closers {
 		errs = append(errs, c())
+	}
+	if m.mcp != nil {
+		m.mcp.Close() // cancels the calls in flight and ends every stream
 	}
 	if m.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
