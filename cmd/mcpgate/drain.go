@@ -76,6 +76,9 @@ func (m *Main) Drain(ctx context.Context) error {
 	case <-ctx.Done():
 	case <-time.After(m.Config.drain.delay):
 	}
+	if m.cancel != nil {
+		m.cancel() // background loops stop; the in-process demo worker disconnects
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.Config.drain.timeout)
 	defer cancel()
 	start := time.Now()
