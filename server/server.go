@@ -1,10 +1,10 @@
 // Package server is the gateway's HTTP front: the route table, the
 // Origin/Host guard, metrics of every request, authentication and
 // authorization in front of the MCP endpoint (/{agent}/mcp) and the
-// HandsAI-compatible surface, the OAuth server's routes, /healthz and
-// /metrics. The management API (package api), the HandsAI surface
-// (package handsai) and the dashboard (package ui) are mounted behind the
-// same guard.
+// HandsAI-compatible surface, the OAuth server's routes, /healthz
+// (liveness), /readyz (readiness) and /metrics. The management API
+// (package api), the HandsAI surface (package handsai) and the dashboard
+// (package ui) are mounted behind the same guard.
 //
 // MCP errors and authentication refusals go through the mcp package's
 // error writer, with an OAuth challenge. It imports the root package, mcp,
@@ -107,6 +107,9 @@ type Options struct {
 	// OAuth is the OAuth authorization server whose metadata and endpoints
 	// are served; optional.
 	OAuth OAuthServer
+	// Readiness says whether the replica is draining and loaded, for
+	// /readyz and /healthz; optional (always ready).
+	Readiness Readiness
 	// Logger is optional; nil discards.
 	Logger *slog.Logger
 }
@@ -136,9 +139,9 @@ func New(opts *Options) (*Server, error) {
 
 // routes is the route table.
 func (s *Server) routes() {
-	s.handle("GET /healthz", "healthz", http.HandlerFunc(s.handleHealth))
+	s.probes()
 	s.metricsRoute()
-	s.handle("/{agent}/mcp", "mcp", http.HandlerFunc(s.handleMCP))
+	s.handle("/{agent}/mcp", "mcp", s.refuseStreamsWhileDraining(http.HandlerFunc(s.handleMCP)))
 	s.oauthRoutes()
 	if s.opts.API != nil {
 		s.handle("/api/v1/", "api", s.opts.API)
@@ -169,8 +172,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// handleHealth answers 200 when the database answers.
+// handleHealth answers 200 when the database answers (liveness), and 503
+// {"status":"draining"} while the replica shuts down.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	if s.draining() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.opts.Store.Ping(ctx); err != nil {

@@ -14,7 +14,7 @@ var helpTopics = [][]string{
 	{"user", "create"}, {"user", "set"}, {"user", "list"},
 	{"key", "create"}, {"key", "list"}, {"key", "show"}, {"key", "set"}, {"key", "revoke"},
 	{"agent", "list"}, {"agent", "show"},
-	{"import", "openapi"}, {"load"}, {"calls", "list"},
+	{"import", "openapi"}, {"load"}, {"calls", "list"}, {"healthcheck"},
 	{"approvals", "list"}, {"approvals", "approve"}, {"approvals", "reject"},
 }
 

@@ -40,10 +40,11 @@ Usage:
   mcpgate approvals list [--state S] [--agent ID] [--limit N] [--json]
   mcpgate approvals approve|reject ID [--reason TEXT] [--as NAME]
                                                    the audit log, newest first
+  mcpgate healthcheck [--addr ADDR | --url URL] [--timeout D]   exit 0 when the gateway's /readyz answers 200 (a container's HEALTHCHECK)
   mcpgate version
   mcpgate help [COMMAND [SUBCOMMAND]]               a command's flags and their defaults
 
-Every command but load and version takes --data-dir (default ./mcpgate-data)
+Every command but load, healthcheck and version takes --data-dir (default ./mcpgate-data)
 and --db (a PostgreSQL DSN; default: SQLite in the data dir); commands other
 than serve and init refuse a data dir that holds no database. Every flag can
 also be set as MCPGATE_<FLAG> in the environment, e.g. MCPGATE_DATA_DIR.
@@ -99,6 +100,8 @@ func Run(ctx context.Context, env *Env, args []string) error {
 		return runCalls(ctx, env, rest)
 	case "approvals":
 		return runApprovals(ctx, env, rest)
+	case "healthcheck":
+		return runHealthcheck(ctx, env, rest)
 	case "version", "--version", "-version":
 		return runVersion(env)
 	case "help", "-h", "--help":

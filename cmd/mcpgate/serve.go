@@ -71,6 +71,7 @@ type ServeConfig struct {
 	Governance governanceFlags
 	store      storeFlags
 	rateLimit  rateLimitFlag
+	drain      drainFlags
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -116,6 +117,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c.store.register(fs)
 	c.rateLimit.register(fs)
 	c.Governance.register(fs)
+	c.drain.register(fs)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
 	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
@@ -168,6 +170,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--log-level must be debug, info, warn or error"
 	case c.SlowCall <= 0:
 		problem = "--slow-call must be a positive duration such as 5s"
+	case c.drain.problem() != "":
+		problem = c.drain.problem()
 	default:
 		problem = c.Governance.problem()
 	}
@@ -195,7 +199,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		select {
 		case <-ctx.Done():
 			m.logger.Info("shutting down")
-			return m.Close()
+			return errors.Join(m.Drain(context.Background()), m.Close())
 		case <-m.done:
 			return m.Close()
 		case <-hup:
@@ -342,6 +346,9 @@ func (m *Main) Close() error {
 	var errs []error
 	for _, c := range m.closers {
 		errs = append(errs, c())
+	}
+	if m.mcp != nil {
+		m.mcp.Close() // cancels the calls in flight and ends every stream
 	}
 	if m.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -100,7 +100,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		}),
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
-		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger,
+		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger, Readiness: readiness{m},
 		UI: ui.New(&ui.Options{
 			Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
 			Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
@@ -110,11 +110,10 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 }
 
 // newHTTP returns the HTTP server for h. Open SSE streams never go idle by
-// themselves: Shutdown ends them as soon as it has closed the listeners.
+// themselves: Close ends them (mcp.Server.Close) before Shutdown, and Drain
+// ends the GET streams first and lets the calls' streams finish.
 func (m *Main) newHTTP(h http.Handler) *http.Server {
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)}
-	s.RegisterOnShutdown(m.mcp.Close)
-	return s
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)}
 }
 
 // openBus returns the message bus: in-process on SQLite, and across
