@@ -170,7 +170,7 @@ func scanFor(r io.Reader, addr chan<- string) {
 	}
 }
 
-// stop ends the process with SIGTERM and waits for it.
+// stop ends the process with an interrupt (no drain) and waits for it.
 func (g *gateway) stop() {
 	if g.cmd.ProcessState != nil {
 		return

@@ -192,19 +192,38 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		m.Close()
 		return err
 	}
-	hup := make(chan os.Signal, 1)
+	hup, term := make(chan os.Signal, 1), make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
+	signal.Notify(term, syscall.SIGTERM)
 	defer signal.Stop(hup)
+	defer signal.Stop(term)
 	for {
 		select {
-		case <-ctx.Done():
-			m.logger.Info("shutting down")
+		case <-term:
+			m.logger.Info("draining")
 			return errors.Join(m.Drain(context.Background()), m.Close())
+		case <-ctx.Done():
+			return m.stop(term)
 		case <-m.done:
 			return m.Close()
 		case <-hup:
 			m.ApplyConfig(ctx)
 		}
+	}
+}
+
+// stop ends the gateway once ctx is done: with a drain when the cause was
+// SIGTERM (an orchestrator's stop, which may arrive a moment after the
+// context saw it), at once otherwise (an interrupt: calls in flight are
+// cancelled, and approvals and idempotency keys stay in the store).
+func (m *Main) stop(term <-chan os.Signal) error {
+	select {
+	case <-term:
+		m.logger.Info("draining")
+		return errors.Join(m.Drain(context.Background()), m.Close())
+	case <-time.After(100 * time.Millisecond):
+		m.logger.Info("shutting down")
+		return m.Close()
 	}
 }
 
