@@ -53,3 +53,10 @@ type FileStore interface {
 	// use.
 	MoveFile(ctx context.Context, id, from, to, sha string) error
 }
+
+// FileContentURL is the presigned URL of a file's bytes, which the
+// management API serves: token allows one operation on the file (see
+// files.Signer).
+func FileContentURL(publicURL, fileID, token string) string {
+	return publicURL + "/api/v1/files/" + fileID + "/content?token=" + token
+}

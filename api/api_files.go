@@ -75,7 +75,7 @@ func (s *Server) handleFilePresign(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"file_id": f.ID, "upload_url": s.contentURL(f.ID, tok), "expires_at": exp})
+	writeJSON(w, http.StatusCreated, map[string]any{"file_id": f.ID, "upload_url": mcpgate.FileContentURL(s.opts.PublicURL, f.ID, tok), "expires_at": exp})
 	return nil
 }
 
@@ -101,11 +101,6 @@ func (s *Server) maxUpload() int64 {
 		return s.opts.MaxUploadBytes
 	}
 	return DefaultMaxUploadBytes
-}
-
-// contentURL is the presigned URL of a file's bytes.
-func (s *Server) contentURL(id, token string) string {
-	return s.opts.PublicURL + apiPrefix + "/files/" + id + "/content?token=" + token
 }
 
 // handleFileUpload stores the bytes of a presigned upload. The token is
@@ -206,7 +201,7 @@ func (s *Server) handleFileGet(w http.ResponseWriter, r *http.Request, c *caller
 		if err != nil {
 			return err
 		}
-		out["download_url"], out["download_expires_at"] = s.contentURL(f.ID, tok), exp
+		out["download_url"], out["download_expires_at"] = mcpgate.FileContentURL(s.opts.PublicURL, f.ID, tok), exp
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -42,11 +42,5 @@ func (r *Resolver) Resolve(ctx context.Context, userID, fileID string) (*mcpgate
 	if err != nil {
 		return nil, err
 	}
-	return &mcpgate.Attachment{FileID: f.ID, Name: f.Filename, MimeType: f.ContentType, Size: f.Size, URL: ContentURL(r.PublicURL, f.ID, tok)}, nil
-}
-
-// ContentURL is the presigned URL of a file's bytes; the management API
-// serves it (api.contentURL builds the same).
-func ContentURL(publicURL, fileID, token string) string {
-	return publicURL + "/api/v1/files/" + fileID + "/content?token=" + token
+	return &mcpgate.Attachment{FileID: f.ID, Name: f.Filename, MimeType: f.ContentType, Size: f.Size, URL: mcpgate.FileContentURL(r.PublicURL, f.ID, tok)}, nil
 }
