@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,11 +35,18 @@ type attachmentArg struct {
 	URL         string `json:"url"`
 }
 
+// attachmentsMarker finds calls that may hand files without decoding the
+// others, as keyMarker does for idempotency keys.
+var attachmentsMarker = []byte(`"attachments"`)
+
 // attachments checks every file of arguments.attachments before anything
 // runs, sets call.Attachments, and rewrites the arguments' entries with
 // their sizes and signed URLs. A bad entry is EINVALIDPARAM naming its
 // index.
 func (p *Pipeline) attachments(ctx context.Context, call *mcpgate.Call) error {
+	if !bytes.Contains(call.Arguments, attachmentsMarker) {
+		return nil // most calls: no need to decode their arguments
+	}
 	var args map[string]json.RawMessage
 	if json.Unmarshal(call.Arguments, &args) != nil || args["attachments"] == nil {
 		return nil
