@@ -6,36 +6,20 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate/internal/fixture"
 )
 
 // everythingBin is the go-sdk conformance server, a test fixture built
 // once by TestMain.
 var everythingBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpclient-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	everythingBin = filepath.Join(dir, "everything-server")
-	out, err := exec.Command("go", "build", "-o", everythingBin, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build everything-server: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { fixture.RunWithEverything(m, &everythingBin) }
 
 // everythingHTTP starts the fixture over Streamable HTTP with sessions and
 // returns its endpoint.

@@ -3,42 +3,24 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/internal/fixture"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everythingBin is the go-sdk conformance server, built once by TestMain.
 var everythingBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "upstream-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	everythingBin = filepath.Join(dir, "everything-server")
-	out, err := exec.Command("go", "build", "-o", everythingBin, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build everything-server: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { fixture.RunWithEverything(m, &everythingBin) }
 
 // memStore keeps skills and health in memory, with the store's contract
 // that putting an equal skill changes nothing.
