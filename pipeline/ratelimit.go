@@ -45,16 +45,23 @@ func (p *Pipeline) rateLimit(ctx context.Context, e *registry.Entry, call *mcpga
 // limitFor returns the limit that applies to the call and the key of its
 // bucket: the tool's own (a bucket per caller, agent and tool), else its
 // skill's (per caller, agent and skill), else the gateway's default (per
-// caller and agent). The limit is nil when there is none.
+// caller and agent). The limit is nil, and no key is built, when there is
+// none.
 func (p *Pipeline) limitFor(e *registry.Entry, call *mcpgate.Call) (*mcpgate.RateLimit, string) {
-	base := callerIdentity(call) + "\n" + call.Agent.ID
+	var limit *mcpgate.RateLimit
+	var scope string
 	switch {
 	case e.Tool.RateLimit != nil:
-		return e.Tool.RateLimit, base + "\n" + e.Skill.Name + "\n" + e.Tool.Name
+		limit, scope = e.Tool.RateLimit, "\n"+e.Skill.Name+"\n"+e.Tool.Name
 	case e.Skill.RateLimit != nil:
-		return e.Skill.RateLimit, base + "\n" + e.Skill.Name
+		limit, scope = e.Skill.RateLimit, "\n"+e.Skill.Name
+	default:
+		limit = p.opts.DefaultRateLimit
 	}
-	return p.opts.DefaultRateLimit, base
+	if limit == nil {
+		return nil, ""
+	}
+	return limit, callerIdentity(call) + "\n" + call.Agent.ID + scope
 }
 
 // callerIdentity is who rate limits and idempotency keys are scoped to: the
