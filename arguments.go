@@ -24,7 +24,7 @@ func HashArguments(tool string, args json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return hashCanonical(tool, canon), nil
+	return HashCanonical(tool, canon), nil
 }
 
 // HashDecodedArguments is HashArguments of arguments already decoded with
@@ -34,11 +34,11 @@ func HashDecodedArguments(tool string, v any) (string, error) {
 	if err := writeCanonical(&buf, v); err != nil {
 		return "", err
 	}
-	return hashCanonical(tool, buf.Bytes()), nil
+	return HashCanonical(tool, buf.Bytes()), nil
 }
 
 // hashCanonical hashes a tool name and canonical arguments.
-func hashCanonical(tool string, canon []byte) string {
+func HashCanonical(tool string, canon []byte) string {
 	h := sha256.New()
 	h.Write([]byte(tool))
 	h.Write([]byte{0})

@@ -80,10 +80,7 @@ func (p *Pipeline) askApproval(ctx context.Context, e *registry.Entry, call *mcp
 	if err != nil {
 		return nil, err
 	}
-	hash, err := mcpgate.HashArguments(e.Name, canon)
-	if err != nil {
-		return nil, err
-	}
+	hash := mcpgate.HashCanonical(e.Name, canon)
 	if a := p.attachable(ctx, call, st.key, hash); a != nil {
 		return a, nil
 	}

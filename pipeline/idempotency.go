@@ -45,10 +45,10 @@ type stage func(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *
 // one with other arguments EMISMATCH.
 func (p *Pipeline) idempotency(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState, next stage) (*mcpgate.Result, error) {
 	key, err := takeIdempotencyKey(e, call)
-	if err != nil || key == "" || p.opts.Idempotency == nil {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
+	}
+	if key == "" || p.opts.Idempotency == nil {
 		return next(ctx, e, call, st)
 	}
 	st.key = key
