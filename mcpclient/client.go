@@ -178,8 +178,12 @@ func (s *Session) initialize(ctx context.Context) error {
 		return fmt.Errorf("initialize: the server speaks protocol version %q, which the client does not", r.ProtocolVersion)
 	}
 	s.init, s.ver = res, r.ProtocolVersion
-	s.t.initialized(r.ProtocolVersion)
-	return s.Notify(ctx, "notifications/initialized", nil)
+	s.t.negotiated(r.ProtocolVersion)
+	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return err
+	}
+	s.t.initialized()
+	return nil
 }
 
 // InitializeResult returns the server's initialize result as it sent it.

@@ -296,7 +296,11 @@ func TestConnectionsAreReused(t *testing.T) {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	s := connect(t, NewHTTP(srv.URL, nil, nil), nil)
+	// A loaded machine may be slow to send a stream's end: wait for it
+	// as long as it takes, since this test is about reuse, not time.
+	tr := NewHTTP(srv.URL, nil, nil)
+	tr.(*httpTransport).drainWait = time.Minute
+	s := connect(t, tr, nil)
 	for range 10 {
 		if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil {
 			t.Fatal(err)

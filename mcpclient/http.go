@@ -24,6 +24,9 @@ type httpTransport struct {
 	version string // MCP-Protocol-Version, once negotiated
 	listen  sync.WaitGroup
 	readers readerPool
+	// drainWait bounds the wait for the end of a reply stream whose
+	// answer came (defaultDrainWait).
+	drainWait time.Duration
 }
 
 // NewHTTP returns a Streamable HTTP transport to url through hc, whose
@@ -34,18 +37,22 @@ func NewHTTP(url string, hc *http.Client, header http.Header) Transport {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &httpTransport{url: url, hc: hc, header: header}
+	return &httpTransport{url: url, hc: hc, header: header, drainWait: defaultDrainWait}
 }
 
 func (t *httpTransport) start(s *Session) error { t.s = s; return nil }
 
 func (t *httpTransport) oneStream() bool { return false }
 
-// initialized records the version and opens the GET stream.
-func (t *httpTransport) initialized(version string) {
+// negotiated records the version.
+func (t *httpTransport) negotiated(version string) {
 	t.mu.Lock()
 	t.version = version
 	t.mu.Unlock()
+}
+
+// initialized opens the GET stream.
+func (t *httpTransport) initialized() {
 	t.listen.Add(1)
 	go t.listenLoop()
 }
@@ -185,7 +192,7 @@ func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *p
 	for {
 		answered, err := st.read(body, func(data []byte) bool { return t.s.receive(data, p) })
 		if answered {
-			drain(body)
+			drain(body, t.drainWait)
 			return nil
 		}
 		if st.lastID == "" {
@@ -204,15 +211,16 @@ func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *p
 	}
 }
 
-// drainWait bounds the wait for the end of a reply stream whose answer came.
-const drainWait = 50 * time.Millisecond
+// defaultDrainWait bounds the wait for the end of a reply stream whose
+// answer came.
+const defaultDrainWait = 50 * time.Millisecond
 
 // drain reads a reply stream to its end, which the server sends right
 // after the answer, so that the connection goes back to the pool instead
 // of being closed; a server that keeps the stream open longer than
-// drainWait loses it.
-func drain(body io.ReadCloser) {
-	stop := time.AfterFunc(drainWait, func() { body.Close() })
+// wait loses it.
+func drain(body io.ReadCloser, wait time.Duration) {
+	stop := time.AfterFunc(wait, func() { body.Close() })
 	defer stop.Stop()
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
 }

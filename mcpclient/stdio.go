@@ -32,7 +32,9 @@ func (t *stdioTransport) start(s *Session) error {
 	return nil
 }
 
-func (t *stdioTransport) initialized(string) {}
+func (t *stdioTransport) negotiated(string) {}
+
+func (t *stdioTransport) initialized() {}
 
 func (t *stdioTransport) oneStream() bool { return true }
 

@@ -7,9 +7,12 @@ import "context"
 type Transport interface {
 	// start ties the transport to its session before initialize.
 	start(s *Session) error
-	// initialized is told the negotiated version once initialize
-	// succeeded, and starts whatever listens for the server.
-	initialized(version string)
+	// negotiated is told the version initialize agreed on, which the
+	// requests after it carry.
+	negotiated(version string)
+	// initialized starts whatever listens for the server, once the
+	// handshake's last message (notifications/initialized) went out.
+	initialized()
 	// send writes one message. For a request, p is its pending entry,
 	// and the messages of its reply stream reach s.receive with p.
 	send(ctx context.Context, msg []byte, p *pending) error
