@@ -33,23 +33,6 @@ func (h *Handler) agent(ctx context.Context, u *mcpgate.User, id string) (*mcpga
 	return a, nil
 }
 
-// agentIDs returns the IDs of the agents u may see, nil for an admin
-// (every agent).
-func (h *Handler) agentIDs(ctx context.Context, u *mcpgate.User) ([]string, error) {
-	if u.Admin {
-		return nil, nil
-	}
-	agents, err := h.agents(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, len(agents))
-	for _, a := range agents {
-		ids = append(ids, a.ID)
-	}
-	return ids, nil
-}
-
 // mcpURL is an agent's MCP endpoint.
 func (h *Handler) mcpURL(agentID string) string {
 	return h.opts.PublicURL + "/" + agentID + "/mcp"

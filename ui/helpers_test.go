@@ -33,6 +33,7 @@ type fixture struct {
 	store *sqlstore.Store
 	http  *httptest.Server
 	opts  *ui.Options
+	ui    *ui.Handler
 	users map[string]*mcpgate.User
 }
 
@@ -61,6 +62,7 @@ func mustFixture(tb testing.TB, adjust func(*ui.Options)) *fixture {
 		adjust(f.opts)
 	}
 	d := ui.New(f.opts)
+	f.ui = d
 	for _, p := range d.Paths() {
 		mux.Handle(p, d)
 	}

@@ -27,22 +27,23 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *mcpgate.Us
 	for i, a := range agents {
 		p.Agents[i] = agentRow{Agent: a, MCPURL: h.mcpURL(a.ID)}
 	}
-	ids, err := h.agentIDs(ctx, u)
-	if err != nil {
-		return "", nil, err
-	}
 	if h.opts.Calls != nil {
-		n, err := h.opts.Calls.CountCalls(ctx, CallFilter{AgentIDs: ids, Since: h.opts.Now().Add(-time.Hour)})
+		f := mcpgate.CallFilter{Since: h.opts.Now().Add(-time.Hour)}
+		if !u.Admin {
+			f.OwnerID = u.ID
+		}
+		n, err := h.opts.Calls.CountCalls(ctx, f)
 		if err != nil {
 			return "", nil, err
 		}
 		p.Calls = &n
 	}
 	if h.opts.Approvals != nil {
-		n, err := h.opts.Approvals.CountPendingApprovals(ctx, ids)
+		list, err := h.pendingApprovals(ctx, u)
 		if err != nil {
 			return "", nil, err
 		}
+		n := len(list)
 		p.Pending = &n
 	}
 	return "overview", &view{Title: "Overview", Nav: "overview", Data: p}, nil

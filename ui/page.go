@@ -165,6 +165,7 @@ var funcs = template.FuncMap{
 	},
 	"at":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"pretty": prettyJSON,
+	"caller": callerOf,
 }
 
 // prettyJSON indents raw JSON for a <pre>; anything else is shown as is.

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -31,6 +30,10 @@ type Store interface {
 	DeleteOAuthClient(ctx context.Context, id string, at time.Time) error
 	ListOAuthGrants(ctx context.Context, userID string) ([]*mcpgate.OAuthGrant, error)
 	RevokeOAuthGrant(ctx context.Context, id string, at time.Time) error
+	FindSkill(ctx context.Context, agentID, name string) (*mcpgate.Skill, error)
+	FindApproval(ctx context.Context, id string) (*mcpgate.Approval, error)
+	ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error)
+	ListReviewableApprovals(ctx context.Context, userID string, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error)
 }
 
 // Sessions is the sign-in the dashboard shares with the OAuth server
@@ -51,56 +54,28 @@ type Tables interface {
 	Table(agentID string) (*registry.Table, bool)
 }
 
-// CallLog reads the audit log of tool calls. The audit log's store
-// satisfies it through a small adapter in cmd/mcpgate.
+// CallLog reads the audit log of tool calls (mcpgate.CallStore).
 type CallLog interface {
-	// ListCalls returns the calls f matches, newest first.
-	ListCalls(ctx context.Context, f CallFilter) ([]*CallRecord, error)
-	// CountCalls returns how many calls f matches, ignoring its Limit.
-	CountCalls(ctx context.Context, f CallFilter) (int, error)
+	// ListCalls returns the calls f selects, newest first, and the cursor
+	// of the next page.
+	ListCalls(ctx context.Context, f mcpgate.CallFilter) ([]*mcpgate.CallRecord, string, error)
+	// CountCalls returns how many calls f selects, in one query.
+	CountCalls(ctx context.Context, f mcpgate.CallFilter) (int, error)
 	// FindCall returns ENOTFOUND if there is no such call.
-	FindCall(ctx context.Context, id string) (*CallRecord, error)
+	FindCall(ctx context.Context, id string) (*mcpgate.CallRecord, error)
 }
 
-// CallFilter narrows the calls log. Zero fields match everything.
-type CallFilter struct {
-	// AgentIDs limits the calls to these agents' when not nil (the agents
-	// a non-admin user owns); an empty, non-nil list matches nothing.
-	AgentIDs []string
-	// AgentID narrows to one agent's calls (within AgentIDs).
-	AgentID string
-	Tool    string
-	// Status is "ok" or "error".
-	Status string
-	Since  time.Time
-	Limit  int
+// ApprovalDecider records a reviewer's decision once (ECONFLICT, with the
+// approval as decided, when it was decided already), wakes the waiting
+// call on whichever replica holds it and publishes approval.decided. The
+// gateway's decider in cmd/mcpgate is one.
+type ApprovalDecider interface {
+	Decide(ctx context.Context, id string, d mcpgate.Decision) (*mcpgate.Approval, error)
 }
 
-// CallRecord is one tool call of the audit log as the dashboard shows it.
-type CallRecord struct {
-	ID        string
-	AgentID   string
-	Tool      string
-	Caller    string // the credential's identity, such as user:alice
-	Status    string // "ok" or "error"
-	Error     string
-	Arguments json.RawMessage
-	Result    json.RawMessage
-	StartedAt time.Time
-	Duration  time.Duration
-}
-
-// ApprovalLister reads and decides the approvals waiting for a decision,
-// for the overview and the approvals queue. The approval gate's store and
-// decider satisfy it through a small adapter in cmd/mcpgate.
-type ApprovalLister interface {
-	// CountPendingApprovals returns how many approvals of the agents are
-	// pending; agentIDs nil means every agent's.
-	CountPendingApprovals(ctx context.Context, agentIDs []string) (int, error)
-	// ListPendingApprovals returns the pending approvals of the agents
-	// (agentIDs nil means every agent's), the nearest deadline first.
-	ListPendingApprovals(ctx context.Context, agentIDs []string) ([]*mcpgate.Approval, error)
-	// DecideApproval records a decision once: ECONFLICT when the approval
-	// was decided already. It wakes the waiting call.
-	DecideApproval(ctx context.Context, id string, d mcpgate.Decision) (*mcpgate.Approval, error)
+// ApprovalEvents tells of approvals asked for and decided in this process
+// (*events.Hub), so that open approvals queues update at once.
+type ApprovalEvents interface {
+	OnApprovalRequested(f func(a *mcpgate.Approval))
+	OnApprovalDecided(f func(a *mcpgate.Approval))
 }

@@ -1,17 +1,20 @@
 // Package ui is the gateway's dashboard at /ui/: server-rendered pages
 // (html/template, embedded with go:embed, one Go file and one template per
-// page) for agents, keys, OAuth grants, users and the calls log. Every
-// action is a plain form POST carrying a CSRF token, so the dashboard works
-// with JavaScript off; the one script only adds copy buttons. Pages are
-// served with a strict Content-Security-Policy (default-src 'self', no
+// page) for agents, keys, OAuth grants, users, the calls log and the
+// approvals queue. Every action is a plain form POST carrying a CSRF token,
+// so the dashboard works with JavaScript off; the two small scripts only
+// add copy buttons and keep the approvals queue live (an SSE stream of
+// this process's approval events, and a poll for other replicas'). Pages
+// are served with a strict Content-Security-Policy (default-src 'self', no
 // inline script or style).
 //
 // Sign-in is the OAuth server's (auth/oauth): the same login page, session
 // cookie and CSRF cookie, reached through the narrow Sessions interface.
 // A user sees and changes their own agents and keys; admins see all, as in
 // the management API. Handlers take the narrow store interfaces of
-// store.go, not mcpgate.Store; the calls log and the approvals count come
-// through interfaces that may be nil (CallLog, ApprovalLister).
+// store.go, not mcpgate.Store; the calls log, the approval decider and
+// the approval events come through interfaces that may be nil (CallLog,
+// ApprovalDecider, ApprovalEvents).
 //
 // It imports the root package, auth (new keys, password hashes), config
 // (the user name rule) and registry (an agent's tool table); it must not
@@ -49,8 +52,12 @@ type Options struct {
 	// Calls reads the audit log; optional: without it the calls pages say
 	// the audit log is off.
 	Calls CallLog
-	// Approvals counts pending approvals for the overview; optional.
-	Approvals ApprovalLister
+	// Approvals decides approvals; optional: without it the gateway has
+	// no approval gate and the queue says so.
+	Approvals ApprovalDecider
+	// Events tells of approvals asked for and decided in this process, for
+	// the live queue; optional: without it the queue's script polls.
+	Events ApprovalEvents
 	// Changed is called after an agent changed, so that the registry
 	// reloads at once; optional.
 	Changed func(ctx context.Context) error
@@ -67,11 +74,12 @@ type Handler struct {
 	opts  Options
 	pages *template.Template
 	mux   *http.ServeMux
+	live  *live
 }
 
 // New returns the dashboard.
 func New(opts *Options) *Handler {
-	h := &Handler{opts: *opts, mux: http.NewServeMux()}
+	h := &Handler{opts: *opts, mux: http.NewServeMux(), live: newLive()}
 	if h.opts.Logger == nil {
 		h.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -81,8 +89,17 @@ func New(opts *Options) *Handler {
 	h.opts.PublicURL = strings.TrimRight(h.opts.PublicURL, "/")
 	h.pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "templates/*.html"))
 	h.routes()
+	if h.opts.Events != nil {
+		h.opts.Events.OnApprovalRequested(h.live.publish)
+		h.opts.Events.OnApprovalDecided(h.live.publish)
+	}
 	return h
 }
+
+// Close ends the open approval streams and refuses new ones, so that a
+// shutdown does not wait for them; the pages go on working (their script
+// polls).
+func (h *Handler) Close() { h.live.close() }
 
 // Paths returns the patterns the dashboard must be mounted under. They
 // are literal path prefixes rather than "/ui/", which would overlap an
@@ -110,6 +127,7 @@ func (h *Handler) routes() {
 	h.mux.Handle("GET /ui/calls/{$}", h.page(h.callList))
 	h.mux.Handle("GET /ui/calls/{id}", h.page(h.callDetail))
 	h.mux.Handle("GET /ui/approvals/{$}", h.page(h.approvalList))
+	h.mux.HandleFunc("GET /ui/approvals/events", h.approvalEvents)
 	h.mux.Handle("POST /ui/approvals/{id}/approve", h.form(h.approvalApprove))
 	h.mux.Handle("POST /ui/approvals/{id}/reject", h.form(h.approvalReject))
 	h.mux.Handle("POST /ui/logout/{$}", h.form(h.logout))

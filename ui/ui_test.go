@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -274,79 +275,67 @@ func TestGrants(t *testing.T) {
 	}
 }
 
-// fakeCalls is an audit log of two calls, one per agent.
-type fakeCalls struct{ last ui.CallFilter }
-
-func (c *fakeCalls) calls() []*ui.CallRecord {
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	return []*ui.CallRecord{
-		{ID: "c1", AgentID: "shop", Tool: "echo", Caller: "user:alice", Status: "ok", Arguments: []byte(`{"text":"hi"}`), Result: []byte(`{"content":[]}`), StartedAt: at},
-		{ID: "c2", AgentID: "bobs", Tool: "secret_tool", Status: "error", StartedAt: at},
+// mustCalls puts two calls in the fixture's audit log: c1 on alice's
+// agent, c2 on bob's.
+func (f *fixture) mustCalls(t *testing.T) {
+	t.Helper()
+	at := time.Now().Add(-time.Minute)
+	err := f.store.InsertCalls(context.Background(), []*mcpgate.CallRecord{
+		{ID: "call_c1", AgentID: "shop", Tool: "echo", UserID: "alice", Outcome: mcpgate.OutcomeOK, Arguments: []byte(`{"text":"hi"}`), Time: at},
+		{ID: "call_c2", AgentID: "bobs", Tool: "secret_tool", Outcome: mcpgate.OutcomeTimeout, Time: at},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func (c *fakeCalls) ListCalls(ctx context.Context, f ui.CallFilter) ([]*ui.CallRecord, error) {
-	c.last = f
-	var out []*ui.CallRecord
-	for _, r := range c.calls() {
-		if f.AgentIDs == nil || slices.Contains(f.AgentIDs, r.AgentID) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func (c *fakeCalls) CountCalls(ctx context.Context, f ui.CallFilter) (int, error) {
-	l, _ := c.ListCalls(ctx, f)
-	return len(l), nil
-}
-
-func (c *fakeCalls) FindCall(ctx context.Context, id string) (*ui.CallRecord, error) {
-	for _, r := range c.calls() {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "no call %s", id)
 }
 
 // TestCalls says the audit log is off without one; with one, a user sees
-// its agents' calls only, filtered as the query asks.
+// its agents' calls only, filtered as the query asks, and the overview
+// counts the last hour's. (The filter was "status" = ok | error over the
+// dashboard's own call type; it is the audit log's outcome now.)
 func TestCalls(t *testing.T) {
 	off := mustFixture(t, nil)
 	mustContain(t, mustGet(t, off.mustSignIn(t, "alice"), "/ui/calls/"), "The audit log is off")
-	calls := &fakeCalls{}
-	f := mustFixture(t, func(o *ui.Options) { o.Calls = calls })
+	f := mustFixture(t, func(o *ui.Options) { o.Calls = o.Store.(ui.CallLog) })
+	f.mustCalls(t)
 	alice := f.mustSignIn(t, "alice")
-	page := mustGet(t, alice, "/ui/calls/?tool=echo&status=ok")
-	mustContain(t, page, "/ui/calls/c1", "echo")
-	if strings.Contains(page, "secret_tool") || !slices.Equal(calls.last.AgentIDs, []string{"shop"}) || calls.last.Tool != "echo" || calls.last.Status != "ok" {
-		t.Fatalf("filter %+v, page:\n%s", calls.last, page)
+	page := mustGet(t, alice, "/ui/calls/?tool=echo&outcome=ok")
+	mustContain(t, page, "/ui/calls/call_c1", "echo", `<option value="ok" selected>`)
+	if strings.Contains(page, "secret_tool") {
+		t.Fatalf("alice sees bob's call:\n%s", page)
 	}
-	calls.last = ui.CallFilter{}
-	if page := mustGet(t, alice, "/ui/calls/?agent=bobs"); strings.Contains(page, "secret_tool") || calls.last.AgentID != "" {
-		t.Fatalf("alice filters on bob's agent: the log was asked %+v; page:\n%s", calls.last, page)
+	if page := mustGet(t, alice, "/ui/calls/?outcome=timeout"); strings.Contains(page, "call_c") {
+		t.Fatalf("outcome filter:\n%s", page)
 	}
-	mustContain(t, mustGet(t, alice, "/ui/calls/c1"), "&#34;text&#34;: &#34;hi&#34;", "user:alice")
-	if code, _ := alice.get(t, "/ui/calls/c2"); code != http.StatusNotFound {
+	if page := mustGet(t, alice, "/ui/calls/?agent=bobs"); strings.Contains(page, "secret_tool") {
+		t.Fatalf("alice filters on bob's agent:\n%s", page)
+	}
+	mustContain(t, mustGet(t, alice, "/ui/calls/call_c1"), "&#34;text&#34;: &#34;hi&#34;", "user:alice")
+	if code, _ := alice.get(t, "/ui/calls/call_c2"); code != http.StatusNotFound {
 		t.Errorf("alice reads bob's call: %d, want 404", code)
 	}
 	mustContain(t, mustGet(t, alice, "/ui/"), "<strong>1</strong> calls in the last hour")
+	mustContain(t, mustGet(t, f.mustSignIn(t, "root"), "/ui/"), "<strong>2</strong> calls in the last hour")
 }
 
-// approvals counts three pending approvals.
-type approvals struct{}
-
-func (approvals) CountPendingApprovals(ctx context.Context, agentIDs []string) (int, error) {
-	return 3, nil
-}
-
-func (approvals) ListPendingApprovals(ctx context.Context, agentIDs []string) ([]*mcpgate.Approval, error) {
-	return nil, nil
-}
-
-func (approvals) DecideApproval(ctx context.Context, id string, d mcpgate.Decision) (*mcpgate.Approval, error) {
-	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "none")
+// TestCallsPages links the older calls when there are more than a page.
+func TestCallsPages(t *testing.T) {
+	f := mustFixture(t, func(o *ui.Options) { o.Calls = o.Store.(ui.CallLog) })
+	var calls []*mcpgate.CallRecord
+	for i := range 101 {
+		calls = append(calls, &mcpgate.CallRecord{AgentID: "shop", Tool: fmt.Sprintf("t%03d", i), Outcome: mcpgate.OutcomeOK, Time: time.Now().Add(-time.Duration(i) * time.Second)})
+	}
+	if err := f.store.InsertCalls(context.Background(), calls); err != nil {
+		t.Fatal(err)
+	}
+	alice := f.mustSignIn(t, "alice")
+	page := mustGet(t, alice, "/ui/calls/?agent=shop")
+	_, rest, ok := strings.Cut(page, `<a href="/ui/calls/?`)
+	if !ok || strings.Contains(page, "t100") {
+		t.Fatalf("first page:\n%s", page)
+	}
+	next, _, _ := strings.Cut(rest, `"`)
+	mustContain(t, mustGet(t, alice, "/ui/calls/?"+html.UnescapeString(next)), "t100")
 }
 
 // TestOverviewApprovals shows the pending approvals only when the
@@ -357,7 +346,11 @@ func TestOverviewApprovals(t *testing.T) {
 	if page := mustGet(t, off.mustSignIn(t, "alice"), "/ui/"); strings.Contains(page, "pending approvals") || strings.Contains(page, "calls in the last hour") {
 		t.Fatalf("the overview shows what is not wired:\n%s", page)
 	}
-	f := mustFixture(t, func(o *ui.Options) { o.Approvals = approvals{} })
+	f := mustFixture(t, func(o *ui.Options) { o.Approvals = &decider{store: o.Store.(mcpgate.ApprovalStore)} })
+	for range 3 {
+		f.mustApproval(t, "shop", "files")
+	}
+	f.mustApproval(t, "bobs", "files")
 	mustContain(t, mustGet(t, f.mustSignIn(t, "alice"), "/ui/"), "<strong>3</strong> pending approvals")
 }
 
@@ -402,7 +395,7 @@ func TestSkillHealth(t *testing.T) {
 func TestStatic(t *testing.T) {
 	f := mustFixture(t, nil)
 	b := f.newBrowser(t)
-	for path, want := range map[string]int{"/ui/static/style.css": 200, "/ui/static/copy.js": 200, "/ui/static/": 404, "/ui/static/nope.css": 404} {
+	for path, want := range map[string]int{"/ui/static/style.css": 200, "/ui/static/copy.js": 200, "/ui/static/approvals.js": 200, "/ui/static/": 404, "/ui/static/nope.css": 404} {
 		resp, err := b.client.Get(f.http.URL + path)
 		if err != nil {
 			t.Fatal(err)

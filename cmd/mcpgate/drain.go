@@ -63,6 +63,7 @@ func (m *Main) StartDrain() {
 		return
 	}
 	n := m.mcp.PauseStreams(drainRetry)
+	m.ui.Close() // its queues poll another replica through the load balancer
 	m.logger.Info("draining: not ready, streams told to reconnect", "streams", n)
 }
 

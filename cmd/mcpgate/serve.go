@@ -31,6 +31,7 @@ import (
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/ui"
 	"github.com/mcpgate/mcpgate/upstream"
 )
 
@@ -86,6 +87,7 @@ type Main struct {
 	mcp      *mcp.Server
 	upstream *upstream.Manager
 	audit    *audit.Log
+	ui       *ui.Handler
 	// demoWorker answers the demo's agent skill in-process (--demo only).
 	demoWorker *agentkit.Worker
 	http       *http.Server
@@ -285,7 +287,7 @@ func (m *Main) wire() error {
 	m.mcp = m.newMCP(gw, hub)
 	m.watchGauges(met)
 	m.subscribe(hub)
-	srv, err := m.newServer(gw, b, met)
+	srv, err := m.newServer(gw, b, met, hub)
 	if err != nil {
 		return err
 	}
@@ -368,6 +370,9 @@ func (m *Main) Close() error {
 	}
 	if m.mcp != nil {
 		m.mcp.Close() // cancels the calls in flight and ends every stream
+	}
+	if m.ui != nil {
+		m.ui.Close() // ends the dashboard's live streams
 	}
 	if m.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

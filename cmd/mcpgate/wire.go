@@ -87,7 +87,7 @@ func (m *Main) subscribe(hub *events.Hub) {
 // newServer returns the HTTP surface: the MCP transport behind its guard
 // and authentication, the management API, and the HandsAI-compatible
 // surface, which calls through caller (the same gateway as the transport).
-func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics) (*server.Server, error) {
+func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics, hub *events.Hub) (*server.Server, error) {
 	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
 	return server.New(&server.Options{
 		Store: m.store, Tables: m.registry, Auth: authn,
@@ -101,12 +101,18 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger, Readiness: readiness{m},
-		UI: ui.New(&ui.Options{
-			Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
-			Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
-			Calls: uiCallLog{store: m.store}, Approvals: uiApprovals{store: m.store, decider: m.approvals},
-		}),
+		UI: m.newUI(authn, hub),
 	})
+}
+
+// newUI returns the dashboard; Close and StartDrain end its live streams.
+func (m *Main) newUI(authn *auth.Authenticator, hub *events.Hub) *ui.Handler {
+	m.ui = ui.New(&ui.Options{
+		Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
+		Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
+		Calls: m.store, Approvals: m.approvals, Events: hub,
+	})
+	return m.ui
 }
 
 // newHTTP returns the HTTP server for h. Open SSE streams never go idle by
