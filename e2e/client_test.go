@@ -20,6 +20,8 @@ type clientPlan struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Calls   []clientCall      `json:"calls,omitempty"`
+	// TimeoutMs is each request's timeout; 0 means the script's 30 s.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
 // toolResult is a CallToolResult as the TS SDK returns it.

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +70,15 @@ func (p *pageWatch) add(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.problems = append(p.problems, s)
+}
+
+// expect drops the problems that contain what, which the test caused on
+// purpose (an error page's status, which Chromium reports as a console
+// error).
+func (p *pageWatch) expect(what string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.problems = slices.DeleteFunc(p.problems, func(s string) bool { return strings.Contains(s, what) })
 }
 
 // check fails the test with what went wrong on the page, and starts over.

@@ -126,8 +126,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 }
 
 // fail shows the error page: the error's message when it has a code, a
-// generic one (and a log line) otherwise.
+// generic one (and a log line) otherwise; nothing when the request is
+// gone.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, u *mcpgate.User, err error) {
+	if r.Context().Err() != nil {
+		return // the browser left (a live queue's reload cut short): nobody reads the page
+	}
 	status, msg := http.StatusInternalServerError, "Something went wrong; the gateway's log has the details."
 	var e *mcpgate.Error
 	if errors.As(err, &e) && e.Code != mcpgate.EINTERNAL {
