@@ -145,7 +145,7 @@ func driveDashboard(t *testing.T, chromium, base, shots string, script bool) {
 		{"overview", "/ui/", "Overview"}, {"agents", "/ui/agents/", "Agents"},
 		{"agent", "/ui/agents/demo/", "Agent demo"}, {"keys", "/ui/keys/", "API keys"},
 		{"oauth", "/ui/oauth/", "OAuth clients"}, {"users", "/ui/users/", "Users"},
-		{"calls", "/ui/calls/", "Calls"},
+		{"calls", "/ui/calls/", "Calls"}, {"approvals", "/ui/approvals/", "Approvals"},
 	} {
 		d.visit(p.name, p.path, p.h1)
 	}
