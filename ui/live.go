@@ -81,9 +81,13 @@ func (h *Handler) approvalEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "sign in first", http.StatusUnauthorized)
 		return
 	}
+	if h.opts.Approvals == nil {
+		http.Error(w, "this gateway has no approval gate", http.StatusServiceUnavailable)
+		return
+	}
 	ch, cancel, ok := h.live.subscribe()
-	if !ok || h.opts.Approvals == nil {
-		http.Error(w, "no live approvals here", http.StatusServiceUnavailable)
+	if !ok {
+		http.Error(w, "no live approvals here now: reload the page", http.StatusServiceUnavailable)
 		return
 	}
 	defer cancel()
