@@ -156,6 +156,9 @@ func TestDashboardApprovals(t *testing.T) {
 	d := &dashboard{t: t, ctx: ctx, base: r.g.URL, shots: shots, watch: w}
 	d.signInAs("bob")
 	d.visit("approvals-empty", "/ui/approvals/", "Approvals")
+	if note := evaluate[string](t, ctx, `document.getElementById("live-note").textContent`); note != "This list updates by itself." {
+		t.Fatalf("the queue's script did not start: %q", note)
+	}
 	approveInBrowser(t, r, d)
 	rejectInBrowser(t, r, d)
 	lateInBrowser(t, r, d)

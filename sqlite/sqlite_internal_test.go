@@ -120,6 +120,10 @@ func TestQueryPlans(t *testing.T) {
 		`SELECT name FROM skills WHERE agent_id = 'a' ORDER BY agent_id, position`,
 		`SELECT spec FROM tools WHERE agent_id = 'a' AND skill_name = 's' ORDER BY position`,
 		`SELECT id FROM sessions WHERE last_seen_at < 5`,
+		// The dashboard's overview: calls in the last hour, every agent's
+		// or a user's own.
+		`SELECT COUNT(*) FROM calls WHERE at >= 5`,
+		`SELECT COUNT(*) FROM calls WHERE agent_id IN (SELECT id FROM agents WHERE owner_id = 'u') AND at >= 5`,
 	} {
 		rows, err := w.Query("EXPLAIN QUERY PLAN " + q)
 		if err != nil {
