@@ -179,4 +179,3 @@ func (s *Service) Redeliver(ctx context.Context, webhookID, deliveryID string) (
 	s.opts.Wake()
 	return d, nil
 }
-
