@@ -76,6 +76,9 @@ type Options struct {
 	// Attachments checks the files of arguments.attachments; nil refuses
 	// calls that hand files.
 	Attachments AttachmentResolver
+	// Events takes call.completed and call.failed, one per call, for
+	// webhooks; optional.
+	Events Events
 }
 
 // Pipeline runs tool calls.
@@ -112,7 +115,11 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	res, err := p.run(ctx, call, st)
 	d := p.opts.Now().Sub(start)
 	p.record(call, res, err, d)
-	p.audit(call, st, res, err, start, d)
+	if p.opts.Auditor != nil || p.opts.Events != nil {
+		id, outcome := mcpgate.NewID("call_"), outcomeOf(st, res, err)
+		p.audit(call, st, res, err, id, outcome, start, d)
+		p.publish(ctx, call, id, outcome, err, d)
+	}
 	return res, err
 }
 
