@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -220,5 +221,38 @@ func TestBackoff(t *testing.T) {
 		if lo != tc.lo || hi > tc.high || hi < tc.high-tc.high/1000 {
 			t.Errorf("attempt %d: backoff in [%v, %v], want [%v, %v]", tc.attempt, lo, hi, tc.lo, tc.high)
 		}
+	}
+}
+
+func TestApprovalEventsReachTheAgentsOwner(t *testing.T) {
+	s := newStack(t, time.Hour)
+	ctx := context.Background()
+	u := &mcpgate.User{Name: "ann", Source: mcpgate.SourceCLI}
+	if err := s.store.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.CreateAgent(ctx, &mcpgate.Agent{ID: "crm", Name: "CRM", OwnerID: u.ID, Source: mcpgate.SourceCLI}); err != nil {
+		t.Fatal(err)
+	}
+	owned := webhook.NewOutbox(&webhook.OutboxOptions{Store: s.store, Owners: s.store, Wake: s.deliverer.Wake})
+	go owned.Run(t.Context())
+	r, srv := newReceiver(t, 200)
+	w, secret, err := s.svc.Create(ctx, u.ID, srv.URL, []string{mcpgate.EventApprovalDecided}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.secret = []byte(secret)
+	a := &mcpgate.Approval{ID: "apr_1", AgentID: "crm", Skill: "s", Tool: "t", Arguments: json.RawMessage(`{"token":"sk-1"}`),
+		State: mcpgate.ApprovalRejected, Reviewer: "bob", Reason: "no"}
+	owned.Publish(ctx, webhook.ApprovalEvent(mcpgate.EventApprovalDecided, a))
+	waitDeliveries(t, s, w.ID, 1)
+	body := string(<-r.bodies)
+	for _, want := range []string{`"type":"approval.decided"`, `"approval_id":"apr_1"`, `"state":"rejected"`, `"reviewer":"bob"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body %s lacks %s", body, want)
+		}
+	}
+	if strings.Contains(body, "sk-1") {
+		t.Errorf("body %s carries the arguments", body)
 	}
 }
