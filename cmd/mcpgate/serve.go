@@ -106,7 +106,7 @@ type Main struct {
 	webhooks       *webhooks
 	// stopWebhooks ends the webhook outbox and deliverer, after the calls
 	// in flight published their events.
-	stopWebhooks context.CancelFunc
+	stopWebhooks   context.CancelFunc
 	signer         *files.Signer // signs file URLs
 	tracer         mcpgate.Tracer
 	shutdownTracer func(context.Context) error // nil when tracing is off
