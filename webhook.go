@@ -118,4 +118,9 @@ type WebhookStore interface {
 	// the webhook's delivery id, giving up at giveUpAt. ENOTFOUND when the
 	// webhook has no such delivery.
 	Redeliver(ctx context.Context, webhookID, id string, now, giveUpAt time.Time) (*WebhookDelivery, error)
+	// DeleteDeliveriesBefore deletes up to limit finished (succeeded or
+	// failed) deliveries made before before, with their logs, then the
+	// events made before before that no delivery refers to. It returns
+	// how many deliveries it deleted.
+	DeleteDeliveriesBefore(ctx context.Context, before time.Time, limit int) (int64, error)
 }

@@ -233,3 +233,34 @@ func scanAttempt(sc scanner) (*mcpgate.WebhookAttempt, error) {
 	a.Time = fromMicros(at)
 	return &a, nil
 }
+
+// DeleteDeliveriesBefore deletes a batch of finished deliveries made
+// before before, their logs, and the events left without deliveries.
+func (s *Store) DeleteDeliveriesBefore(ctx context.Context, before time.Time, limit int) (int64, error) {
+	var n int64
+	err := s.withTx(ctx, func(tx *Store) error {
+		rows, err := tx.write.QueryContext(ctx, `SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1
+			ORDER BY created_at LIMIT $2`, micros(before), limit)
+		if err != nil {
+			return err
+		}
+		ids, err := collect(rows, scanID)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		args, marks := inList(ids)
+		for _, q := range []string{`DELETE FROM webhook_attempts WHERE delivery_id IN (`, `DELETE FROM webhook_deliveries WHERE id IN (`} {
+			if _, err := tx.write.ExecContext(ctx, q+marks+`)`, args...); err != nil {
+				return err
+			}
+		}
+		n = int64(len(ids))
+		_, err = tx.write.ExecContext(ctx, `DELETE FROM webhook_events WHERE created_at < $1
+			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`, micros(before))
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete deliveries: %w", err)
+	}
+	return n, nil
+}

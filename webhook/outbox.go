@@ -142,7 +142,7 @@ func (o *Outbox) write(ctx context.Context, e *mcpgate.Event) {
 		o.drop(e, err.Error())
 		return
 	}
-	n, err := o.opts.Store.EnqueueEvent(ctx, e, body, e.CreatedAt.Add(o.opts.RetryFor))
+	n, err := o.enqueue(ctx, e, body)
 	if err != nil {
 		o.drop(e, err.Error())
 		return
@@ -150,4 +150,20 @@ func (o *Outbox) write(ctx context.Context, e *mcpgate.Event) {
 	if n > 0 {
 		o.opts.Wake()
 	}
+}
+
+// enqueue writes the event, trying three times over about a second when
+// the database refuses (a failover, a busy SQLite writer).
+func (o *Outbox) enqueue(ctx context.Context, e *mcpgate.Event, body []byte) (int, error) {
+	var err error
+	for try, wait := 0, 200*time.Millisecond; try < 3; try, wait = try+1, wait*2 {
+		var n int
+		if n, err = o.opts.Store.EnqueueEvent(ctx, e, body, e.CreatedAt.Add(o.opts.RetryFor)); err == nil {
+			return n, nil
+		}
+		if try < 2 && !mcpgate.Sleep(ctx, wait) {
+			break
+		}
+	}
+	return 0, err
 }

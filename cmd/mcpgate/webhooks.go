@@ -95,8 +95,27 @@ func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.
 	return w, nil
 }
 
-// run runs the outbox and the deliverer until ctx ends.
+// run runs the outbox and the deliverer until ctx ends, and sweeps
+// finished deliveries older than the audit log's retention hourly.
 func (w *webhooks) run(ctx context.Context, m *Main) {
 	m.workers.Go(func() { w.outbox.Run(ctx) })
 	m.workers.Go(func() { w.deliverer.Run(ctx) })
+	m.workers.Go(func() { m.sweepDeliveries(ctx) })
+}
+
+// sweepDeliveries deletes finished deliveries older than the retention,
+// in batches, hourly.
+func (m *Main) sweepDeliveries(ctx context.Context) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		sweepBatches(ctx, m, "webhook deliveries", func() (int64, error) {
+			return m.store.DeleteDeliveriesBefore(ctx, time.Now().Add(-m.retention), sweepBatch)
+		})
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

@@ -18,6 +18,7 @@ func webhookTests() []test {
 		{"FinishAndList", testWebhookFinish},
 		{"StaleFinish", testWebhookStaleFinish},
 		{"Redeliver", testWebhookRedeliver},
+		{"DeleteBefore", testWebhookDeleteBefore},
 	}
 }
 
@@ -194,4 +195,26 @@ func mustClaimOne(tb testing.TB, s mcpgate.Store, now time.Time) *mcpgate.DueDel
 		tb.Fatalf("claimed %d deliveries, want 1", len(due))
 	}
 	return due[0]
+}
+
+func testWebhookDeleteBefore(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	w := mustWebhook(t, s, "u1", mcpgate.EventCallCompleted)
+	mustEnqueue(t, s, "u1", mcpgate.EventCallCompleted)
+	mustEnqueue(t, s, "u1", mcpgate.EventCallCompleted)
+	due, err := s.ClaimDeliveries(ctx, time.Now(), time.Minute, 1)
+	must(t, err)
+	d := due[0]
+	must(t, s.FinishAttempt(ctx, &mcpgate.WebhookAttempt{DeliveryID: d.ID, Attempt: 1, Time: time.Now(), Status: 200},
+		mcpgate.DeliveryOutcome{State: mcpgate.DeliverySucceeded}))
+	n, err := s.DeleteDeliveriesBefore(ctx, time.Now().Add(time.Minute), 10)
+	must(t, err)
+	list, err := s.ListDeliveries(ctx, w.ID, 10)
+	must(t, err)
+	if n != 1 || len(list) != 1 || list[0].ID == d.ID || list[0].State != mcpgate.DeliveryPending {
+		t.Fatalf("deleted %d; left %+v, want only the pending delivery", n, list)
+	}
+	if _, err := s.Redeliver(ctx, w.ID, d.ID, time.Now(), time.Now()); mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+		t.Errorf("redeliver of a swept delivery: %v", err)
+	}
 }
