@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 // hookRequest is one request a webhook receiver got.
 type hookRequest struct {
 	ID, Type string
+	Data     json.RawMessage
 	Status   int // what the receiver answered
 }
 
@@ -57,7 +59,7 @@ func (r *hookReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if len(r.got) < r.failFirst {
 		status = http.StatusInternalServerError
 	}
-	r.got = append(r.got, hookRequest{ID: ev.ID, Type: ev.Type, Status: status})
+	r.got = append(r.got, hookRequest{ID: ev.ID, Type: ev.Type, Data: ev.Data, Status: status})
 	w.WriteHeader(status)
 	w.Write([]byte("receiver says " + strconv.Itoa(status)))
 }
@@ -112,15 +114,24 @@ func TestWebhooks(t *testing.T) {
 	runWebhooks(t, nil)
 }
 
-// TestWebhooksOnPostgres is TestWebhooks on PostgreSQL.
+// TestWebhooksOnPostgres is TestWebhooks on PostgreSQL, with a second
+// replica sharing the database and the secret key: both deliverers claim
+// from one outbox, and every attempt still reaches the receiver once,
+// signed with the secret the first replica sealed.
 func TestWebhooksOnPostgres(t *testing.T) {
-	runWebhooks(t, []string{"MCPGATE_DB=" + freshDatabase(t)})
+	env := []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_SECRET_KEY=" + strings.Repeat("5e", 32)}
+	runWebhooks(t, env, func(env []string) {
+		startGateway(t, env, "--data-dir", t.TempDir(), "--allow-private-networks", "--webhook-backoff", "100ms")
+	})
 }
 
-func runWebhooks(t *testing.T, env []string) {
+func runWebhooks(t *testing.T, env []string, replica ...func(env []string)) {
 	backend := httptest.NewServer(itemsBackend())
 	defer backend.Close()
-	g, api, _ := startWithUser(t, env, "--allow-private-networks", "--webhook-backoff", "100ms")
+	g, api, env := startWithUser(t, env, "--allow-private-networks", "--webhook-backoff", "100ms")
+	for _, start := range replica {
+		start(env)
+	}
 	api.mustDo("POST", "/agents", map[string]any{"id": "shop", "name": "Shop", "mcp_enabled": true}, http.StatusCreated, nil)
 	api.mustDo("POST", "/agents/shop/skills", catalogSkill(backend.URL), http.StatusCreated, nil)
 	rcv := newHookReceiver(t, 2)
@@ -156,5 +167,45 @@ func runWebhooks(t *testing.T, env []string) {
 	s.post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_item","arguments":{}}}`)
 	if got := rcv.waitRequests(t, 5); got[4].Type != "call.failed" {
 		t.Errorf("a failing call was delivered as %+v, want call.failed", got[4])
+	}
+}
+
+// TestWebhookApprovalEvents subscribes a receiver to approval events: a
+// call of a tool that needs approval sends approval.requested, naming the
+// approval, and approving it through the API sends approval.decided.
+func TestWebhookApprovalEvents(t *testing.T) {
+	backend := httptest.NewServer(itemsBackend())
+	defer backend.Close()
+	g, api, _ := startWithUser(t, nil, "--allow-private-networks")
+	skill := catalogSkill(backend.URL)
+	skill["auto_approve"] = false
+	api.mustDo("POST", "/agents", map[string]any{"id": "shop", "name": "Shop", "mcp_enabled": true}, http.StatusCreated, nil)
+	api.mustDo("POST", "/agents/shop/skills", skill, http.StatusCreated, nil)
+	rcv := newHookReceiver(t, 0)
+	var hook struct{ ID, Secret string }
+	api.mustDo("POST", "/webhooks", map[string]any{"url": rcv.URL, "events": []string{"approval.requested", "approval.decided"}}, http.StatusCreated, &hook)
+	rcv.mu.Lock()
+	rcv.secret = hook.Secret
+	rcv.mu.Unlock()
+
+	s := openSession(t, g.URL+"/shop/mcp", bearer(api.key))
+	done := make(chan *rpcResponse, 1)
+	go func() { done <- s.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_item","arguments":{"id":"7"}}}`) }()
+	got := rcv.waitRequests(t, 1)
+	var asked struct {
+		ApprovalID string `json:"approval_id"`
+		Tool       string
+		State      string
+	}
+	if err := json.Unmarshal(got[0].Data, &asked); err != nil || got[0].Type != "approval.requested" || asked.Tool != "get_item" || asked.State != "pending" {
+		t.Fatalf("first event %s %s: %v", got[0].Type, got[0].Data, err)
+	}
+	api.mustDo("POST", "/approvals/"+asked.ApprovalID+"/approve", nil, http.StatusOK, nil)
+	if r := <-done; r.Error != nil || !strings.Contains(r.Body, "Widget 7") {
+		t.Errorf("the approved call answered HTTP %d %s", r.Status, r.Body)
+	}
+	got = rcv.waitRequests(t, 2)
+	if got[1].Type != "approval.decided" || !strings.Contains(string(got[1].Data), `"state":"approved"`) || !strings.Contains(string(got[1].Data), asked.ApprovalID) {
+		t.Errorf("second event %s %s", got[1].Type, got[1].Data)
 	}
 }

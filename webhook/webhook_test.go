@@ -256,3 +256,42 @@ func TestApprovalEventsReachTheAgentsOwner(t *testing.T) {
 		t.Errorf("body %s carries the arguments", body)
 	}
 }
+
+// TestSlowReceiverTimesOut checks that an attempt at a receiver that never
+// answers ends at the deliverer's timeout, logged without a status.
+func TestSlowReceiverTimesOut(t *testing.T) {
+	s := newStack(t, time.Hour)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	quick := webhook.NewDeliverer(&webhook.DelivererOptions{Store: s.store, Secrets: s.box,
+		Client: netguard.New(nil).Client(netguard.Policy{AllowPrivate: true}), Timeout: 100 * time.Millisecond, Backoff: time.Hour})
+	w, _, err := s.svc.Create(context.Background(), "u1", srv.URL, []string{mcpgate.EventCallFailed}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &mcpgate.Event{ID: "evt_slow", Type: mcpgate.EventCallFailed, CreatedAt: time.Now(), UserID: "u1", Data: json.RawMessage(`{}`)}
+	if _, err := s.store.EnqueueEvent(context.Background(), e, []byte(`{}`), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	go quick.Run(t.Context())
+	for {
+		list, err := s.svc.Deliveries(context.Background(), w.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 1 && len(list[0].Log) == 1 {
+			if a := list[0].Log[0]; a.Status != 0 || a.Error == "" || strings.Contains(a.Error, srv.URL) {
+				t.Errorf("attempt %+v: want no status and an error without the URL", a)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
