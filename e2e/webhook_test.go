@@ -190,7 +190,9 @@ func TestWebhookApprovalEvents(t *testing.T) {
 
 	s := openSession(t, g.URL+"/shop/mcp", bearer(api.key))
 	done := make(chan *rpcResponse, 1)
-	go func() { done <- s.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_item","arguments":{"id":"7"}}}`) }()
+	go func() {
+		done <- s.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_item","arguments":{"id":"7"}}}`)
+	}()
 	got := rcv.waitRequests(t, 1)
 	var asked struct {
 		ApprovalID string `json:"approval_id"`
