@@ -1,8 +1,8 @@
 // Package pipeline runs every tools/call through the gateway's stages in
 // one fixed order: resolve the tool, claim its idempotency key, validate
 // the arguments, pass the approval gate, dispatch to the skill's backend
-// under its deadline, check the output, and record the outcome (metrics
-// and the audit log). Authentication and authorization
+// under its deadline, check the output, and record the outcome (metrics,
+// the audit log, and the call event webhooks deliver). Authentication and authorization
 // happen before, at the HTTP edge, because sessions are bound to them.
 //
 // Stages never know which backend runs a call, and backends never know
