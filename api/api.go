@@ -73,6 +73,12 @@ func (s *Server) apiRouteTable() []apiRoute {
 		{"GET", apiPrefix + "/files/{id}", s.authed(s.handleFileGet)},
 		{"PUT", apiPrefix + "/files/{id}/content", s.handleFileUpload},
 		{"GET", apiPrefix + "/files/{id}/content", s.handleFileDownload},
+		{"GET", apiPrefix + "/webhooks", s.authed(s.handleWebhookList)},
+		{"POST", apiPrefix + "/webhooks", s.authed(s.handleWebhookCreate)},
+		{"GET", apiPrefix + "/webhooks/{id}", s.authed(s.handleWebhookGet)},
+		{"DELETE", apiPrefix + "/webhooks/{id}", s.authed(s.handleWebhookDelete)},
+		{"GET", apiPrefix + "/webhooks/{id}/deliveries", s.authed(s.handleDeliveryList)},
+		{"POST", apiPrefix + "/webhooks/{id}/deliveries/{delivery}/redeliver", s.authed(s.handleRedeliver)},
 	}
 }
 

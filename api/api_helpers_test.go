@@ -51,6 +51,7 @@ func mustAPIFixture(tb testing.TB) *apiFixture {
 		Changed: func(ctx context.Context) error { f.changes.Add(1); return f.registry.Reload(ctx) },
 		Forget:  authn.Forget,
 		Blobs:   files.Dir{Path: tb.TempDir()}, Signer: files.NewSigner(st, nil), MaxUploadBytes: 1000,
+		Webhooks: mustWebhooks(st),
 	})
 	f.http = serveBehindServer(tb, st, f.registry, f.srv)
 	f.srv.opts.PublicURL = f.http.URL

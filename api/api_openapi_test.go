@@ -128,5 +128,6 @@ func TestOpenAPIBodiesMatchInputs(t *testing.T) {
 		"AgentCreate": agentCreate{}, "AgentPatch": agentPatch{}, "SkillInput": skillInput{},
 		"Tool": mcpgate.Tool{}, "Request": mcpgate.Request{}, "KeyCreate": keyCreate{},
 		"UserCreate": userCreate{}, "UserPatch": userPatch{}, "ImportRequest": importRequest{}, "KeyPatch": keyPatch{},
+		"WebhookCreate": webhookCreate{},
 	})
 }

@@ -58,6 +58,9 @@ type Options struct {
 	PublicURL string
 	// MaxUploadBytes caps one upload; default DefaultMaxUploadBytes.
 	MaxUploadBytes int64
+	// Webhooks manages webhooks; optional: without it the webhook routes
+	// answer 503.
+	Webhooks Webhooks
 	// Logger is optional; nil discards.
 	Logger *slog.Logger
 }

@@ -22,14 +22,14 @@ type callState struct {
 	rejected bool   // a reviewer rejected the call, or no one decided in time
 }
 
-// audit hands the call's record to the Auditor.
-func (p *Pipeline) audit(call *mcpgate.Call, st *callState, res *mcpgate.Result, err error, start time.Time, d time.Duration) {
+// audit hands the call's record, whose ID is id, to the Auditor.
+func (p *Pipeline) audit(call *mcpgate.Call, st *callState, res *mcpgate.Result, err error, id, outcome string, start time.Time, d time.Duration) {
 	if p.opts.Auditor == nil {
 		return
 	}
 	rec := &mcpgate.CallRecord{
-		Time: start, AgentID: call.Agent.ID, Tool: call.ToolName, ArgsHash: st.hash, Arguments: call.Arguments,
-		Outcome: outcomeOf(st, res, err), Duration: d, SessionID: call.SessionID, IdempotencyKey: st.key,
+		ID: id, Time: start, AgentID: call.Agent.ID, Tool: call.ToolName, ArgsHash: st.hash, Arguments: call.Arguments,
+		Outcome: outcome, Duration: d, SessionID: call.SessionID, IdempotencyKey: st.key,
 		Error: mcpgate.ErrorMessage(err),
 	}
 	c := call.Caller

@@ -1,8 +1,8 @@
 // Package pipeline runs every tools/call through the gateway's stages in
 // one fixed order: resolve the tool, claim its idempotency key, validate
 // the arguments, pass the approval gate, dispatch to the skill's backend
-// under its deadline, check the output, and record the outcome (metrics
-// and the audit log). Authentication and authorization
+// under its deadline, check the output, and record the outcome (metrics,
+// the audit log, and the call event webhooks deliver). Authentication and authorization
 // happen before, at the HTTP edge, because sessions are bound to them.
 //
 // Stages never know which backend runs a call, and backends never know
@@ -76,6 +76,9 @@ type Options struct {
 	// Attachments checks the files of arguments.attachments; nil refuses
 	// calls that hand files.
 	Attachments AttachmentResolver
+	// Events takes call.completed and call.failed, one per call, for
+	// webhooks; optional.
+	Events Events
 }
 
 // Pipeline runs tool calls.
@@ -112,7 +115,11 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	res, err := p.run(ctx, call, st)
 	d := p.opts.Now().Sub(start)
 	p.record(call, res, err, d)
-	p.audit(call, st, res, err, start, d)
+	if p.opts.Auditor != nil || p.opts.Events != nil {
+		id, outcome := mcpgate.NewID("call_"), outcomeOf(st, res, err)
+		p.audit(call, st, res, err, id, outcome, start, d)
+		p.publish(ctx, call, id, outcome, err, d)
+	}
 	return res, err
 }
 

@@ -70,6 +70,7 @@ type ServeConfig struct {
 	AgentHeartbeat, AgentPresenceTTL time.Duration
 	// Governance holds the idempotency and audit log settings.
 	Governance governanceFlags
+	webhooks   webhookFlags
 	store      storeFlags
 	rateLimit  rateLimitFlag
 	drain      drainFlags
@@ -104,6 +105,10 @@ type Main struct {
 	metricsHandler http.Handler
 	retention      time.Duration // how long the audit log keeps calls
 	approvals      *approvalDecider
+	webhooks       *webhooks
+	// stopWebhooks ends the webhook outbox and deliverer, after the calls
+	// in flight published their events.
+	stopWebhooks   context.CancelFunc
 	signer         *files.Signer // signs file URLs
 	tracer         mcpgate.Tracer
 	shutdownTracer func(context.Context) error // nil when tracing is off
@@ -120,6 +125,7 @@ func (m *Main) ParseFlags(args []string) error {
 	c.rateLimit.register(fs)
 	c.Governance.register(fs)
 	c.drain.register(fs)
+	c.webhooks.register(fs)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8094", "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL clients use to reach the gateway (default: from --addr)")
 	fs.StringVar(&c.ConfigPath, "config", "", "YAML config file applied at start and on SIGHUP")
@@ -174,6 +180,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--slow-call must be a positive duration such as 5s"
 	case c.drain.problem() != "":
 		problem = c.drain.problem()
+	case c.webhooks.problem() != "":
+		problem = c.webhooks.problem()
 	default:
 		problem = c.Governance.problem()
 	}
@@ -275,12 +283,15 @@ func (m *Main) wire() error {
 		return err
 	}
 	m.upstream = m.newUpstream(hub, guard)
+	if m.webhooks, err = m.newWebhooks(hub, guard, met); err != nil {
+		return err
+	}
 	ttl, retention := m.governanceSettings()
 	m.retention = retention
 	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Tracer: m.tracer, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
 		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met),
-		Approvals: m.store, Signals: b, ApprovalEvents: hub,
+		Approvals: m.store, Signals: b, ApprovalEvents: hub, Events: hub,
 		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
@@ -341,6 +352,9 @@ func (m *Main) start() {
 	m.workers.Go(func() { m.sweepSessions(ctx) })
 	m.workers.Go(func() { m.sweepGovernance(ctx, m.retention) })
 	m.workers.Go(func() { m.sweepApprovals(ctx) })
+	whCtx, stop := context.WithCancel(context.Background())
+	m.stopWebhooks = stop
+	m.webhooks.run(whCtx, m)
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}
@@ -381,6 +395,9 @@ func (m *Main) Close() error {
 	}
 	if m.audit != nil {
 		errs = append(errs, m.audit.Close()) // after the calls in flight, before the store
+	}
+	if m.stopWebhooks != nil {
+		m.stopWebhooks() // after the calls in flight: the outbox writes what they published
 	}
 	if m.ln != nil {
 		// Shutdown closes the listener only when Serve ran; Run may have

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/events"
+	"github.com/mcpgate/mcpgate/metrics"
+	"github.com/mcpgate/mcpgate/netguard"
+	"github.com/mcpgate/mcpgate/seal"
+	"github.com/mcpgate/mcpgate/webhook"
+)
+
+// webhookFlags are serve's flags for webhooks and the secrets they keep.
+type webhookFlags struct {
+	Backoff   time.Duration
+	Timeout   time.Duration
+	SecretKey string
+}
+
+// register adds the flags to fs.
+func (f *webhookFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&f.Backoff, "webhook-backoff", webhook.DefaultBackoff, "wait before a webhook delivery's first retry, doubled for each one after (up to 1h, with jitter); retries stop after 24h")
+	fs.DurationVar(&f.Timeout, "webhook-timeout", webhook.DefaultTimeout, "how long one webhook delivery attempt may take")
+	fs.StringVar(&f.SecretKey, "secret-key", "", "key that encrypts stored secrets such as webhook signing secrets: 32 bytes as 64 hex digits or base64; replicas must share it (default: the key file secret.key under --data-dir, made on first start)")
+}
+
+// problem names a flag value serve cannot run with, or returns "".
+func (f *webhookFlags) problem() string {
+	switch {
+	case f.Backoff <= 0:
+		return "--webhook-backoff must be a positive duration such as 10s"
+	case f.Timeout <= 0:
+		return "--webhook-timeout must be a positive duration such as 10s"
+	}
+	if _, err := seal.ParseKey(f.SecretKey); f.SecretKey != "" && err != nil {
+		return "--secret-key: " + err.Error()
+	}
+	return ""
+}
+
+// secretBox returns the box that seals stored secrets, under --secret-key
+// or the data directory's key file.
+func (m *Main) secretBox() (*seal.Box, error) {
+	if m.Config.webhooks.SecretKey != "" {
+		key, _ := seal.ParseKey(m.Config.webhooks.SecretKey) // checked by problem
+		return seal.New(key)
+	}
+	dir := m.Config.store.dataDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("secret key: %w", err)
+	}
+	key, err := seal.LoadOrCreateKey(filepath.Join(dir, "secret.key"))
+	if err != nil {
+		return nil, fmt.Errorf("secret key: %w", err)
+	}
+	return seal.New(key)
+}
+
+// webhooks is the webhook machinery: the service the API manages them
+// through, and the outbox and deliverer start runs.
+type webhooks struct {
+	service   *webhook.Service
+	outbox    *webhook.Outbox
+	deliverer *webhook.Deliverer
+}
+
+// newWebhooks builds the webhook machinery, delivering through guard, and
+// subscribes the outbox to every event published on hub, approvals' turned
+// into approval.requested and approval.decided.
+func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.Metrics) (*webhooks, error) {
+	box, err := m.secretBox()
+	if err != nil {
+		return nil, err
+	}
+	policy, rec, f := netguard.Policy{AllowPrivate: m.Config.AllowPrivate}, met.NewWebhooks(), m.Config.webhooks
+	w := &webhooks{deliverer: webhook.NewDeliverer(&webhook.DelivererOptions{
+		Store: m.store, Secrets: box, Client: guard.Client(policy), Timeout: f.Timeout, Backoff: f.Backoff,
+		Recorder: rec, Logger: m.logger,
+	})}
+	w.outbox = webhook.NewOutbox(&webhook.OutboxOptions{Store: m.store, Owners: m.store, Wake: w.deliverer.Wake, Recorder: rec, Logger: m.logger})
+	w.service = webhook.NewService(&webhook.ServiceOptions{Store: m.store, Sealer: box, Policy: policy, Wake: w.deliverer.Wake})
+	hub.OnPublish(w.outbox.Publish)
+	hub.OnApprovalRequested(func(a *mcpgate.Approval) {
+		hub.Publish(context.Background(), webhook.ApprovalEvent(mcpgate.EventApprovalRequested, a))
+	})
+	hub.OnApprovalDecided(func(a *mcpgate.Approval) {
+		hub.Publish(context.Background(), webhook.ApprovalEvent(mcpgate.EventApprovalDecided, a))
+	})
+	return w, nil
+}
+
+// run runs the outbox and the deliverer until ctx ends, and sweeps
+// finished deliveries older than the audit log's retention hourly.
+func (w *webhooks) run(ctx context.Context, m *Main) {
+	m.workers.Go(func() { w.outbox.Run(ctx) })
+	m.workers.Go(func() { w.deliverer.Run(ctx) })
+	m.workers.Go(func() { m.sweepDeliveries(ctx) })
+}
+
+// sweepDeliveries deletes finished deliveries older than the retention,
+// in batches, hourly.
+func (m *Main) sweepDeliveries(ctx context.Context) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		sweepBatches(ctx, m, "webhook deliveries", func() (int64, error) {
+			return m.store.DeleteDeliveriesBefore(ctx, time.Now().Add(-m.retention), sweepBatch)
+		})
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgate/mcpgate"
+)
+
+// published keeps the events a pipeline publishes.
+type published struct {
+	mu     sync.Mutex
+	events []*mcpgate.Event
+}
+
+func (p *published) Publish(_ context.Context, e *mcpgate.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.events = append(p.events, e)
+}
+
+func TestCallPublishesOneEventPerCall(t *testing.T) {
+	h := newHarness(t, func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		if strings.Contains(string(call.Arguments), "boom") {
+			return nil, errors.New("connection refused to the secret host")
+		}
+		if strings.Contains(string(call.Arguments), "no") {
+			return mcpgate.ErrorResult("HTTP 400: %s", call.Arguments), nil
+		}
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("ok")}}, nil
+	})
+	ev, audit := &published{}, &audited{}
+	h.p = New(&Options{Tables: mustRegistry(t), Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: h.rest},
+		Events: ev, Auditor: audit, Logger: slog.New(slog.DiscardHandler)})
+	agent := &mcpgate.Agent{ID: "a1", OwnerID: "u1"}
+	for _, args := range []string{`{"q":"hi"}`, `{"q":"no sk-secret"}`, `{"q":"boom"}`, `{"q":1}`} {
+		h.p.Call(context.Background(), &mcpgate.Call{Agent: agent, ToolName: "echo", Arguments: json.RawMessage(args), Notifier: mcpgate.NopNotifier{}})
+	}
+	type row struct{ Type, Outcome, Error string }
+	var got []row
+	for i, e := range ev.events {
+		var d callEventData
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if e.UserID != "u1" || e.AgentID != "a1" || d.Agent != "a1" || d.Skill != "crm" || d.Tool != "echo" || !strings.HasPrefix(e.ID, "evt_") {
+			t.Errorf("event %d: %+v %+v", i, e, d)
+		}
+		if d.CallID != audit.recs[i].ID || d.CallID == "" {
+			t.Errorf("event %d names call %q, the audit log %q", i, d.CallID, audit.recs[i].ID)
+		}
+		if strings.Contains(string(e.Data), "sk-secret") {
+			t.Errorf("event %d carries the arguments: %s", i, e.Data)
+		}
+		got = append(got, row{e.Type, d.Outcome, d.Error})
+	}
+	want := []row{
+		{mcpgate.EventCallCompleted, mcpgate.OutcomeOK, ""},
+		{mcpgate.EventCallFailed, mcpgate.OutcomeToolError, "the tool reported an error"},
+		{mcpgate.EventCallFailed, mcpgate.OutcomeRejected, "Internal error."},
+		{mcpgate.EventCallFailed, mcpgate.OutcomeInvalid, "the arguments did not match the tool's input schema"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
