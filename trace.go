@@ -71,3 +71,31 @@ func (tc TraceContext) SetHeaders(set func(key, value string)) {
 		set("tracestate", tc.State)
 	}
 }
+
+// Get returns the value of the traceparent or tracestate header. With Set
+// and Keys it makes a *TraceContext an OpenTelemetry TextMapCarrier, so
+// that an agent worker joins a chat_message's trace with
+// propagation.TraceContext{}.Extract(ctx, &msg.Trace).
+func (tc *TraceContext) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return tc.Parent
+	case "tracestate":
+		return tc.State
+	}
+	return ""
+}
+
+// Set sets the traceparent or tracestate header's value; other keys are
+// ignored.
+func (tc *TraceContext) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		tc.Parent = value
+	case "tracestate":
+		tc.State = value
+	}
+}
+
+// Keys names the two headers a TraceContext holds.
+func (tc *TraceContext) Keys() []string { return []string{"traceparent", "tracestate"} }

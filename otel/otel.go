@@ -89,14 +89,14 @@ func (t *Tracer) Join(ctx context.Context, traceparent, tracestate string) conte
 	if traceparent == "" {
 		return ctx
 	}
-	return t.prop.Extract(ctx, &carrier{traceparent, tracestate})
+	return t.prop.Extract(ctx, &mcpgate.TraceContext{Parent: traceparent, State: tracestate})
 }
 
 // Traceparent returns the W3C trace context of ctx's span.
 func (t *Tracer) Traceparent(ctx context.Context) (traceparent, tracestate string) {
-	c := &carrier{}
+	c := &mcpgate.TraceContext{}
 	t.prop.Inject(ctx, c)
-	return c.parent, c.state
+	return c.Parent, c.State
 }
 
 // TraceID returns ctx's trace id in hex, or "".
@@ -141,30 +141,3 @@ func convert(attrs []slog.Attr) []attribute.KeyValue {
 	}
 	return out
 }
-
-// carrier holds the two W3C trace context headers.
-type carrier struct{ parent, state string }
-
-// Get returns a header's value.
-func (c carrier) Get(key string) string {
-	switch key {
-	case "traceparent":
-		return c.parent
-	case "tracestate":
-		return c.state
-	}
-	return ""
-}
-
-// Set sets a header's value.
-func (c *carrier) Set(key, value string) {
-	switch key {
-	case "traceparent":
-		c.parent = value
-	case "tracestate":
-		c.state = value
-	}
-}
-
-// Keys names the headers.
-func (c carrier) Keys() []string { return []string{"traceparent", "tracestate"} }
