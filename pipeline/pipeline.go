@@ -11,6 +11,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +81,8 @@ type Options struct {
 
 // Pipeline runs tool calls.
 type Pipeline struct {
-	opts Options
+	opts   Options
+	traced bool // opts.Tracer is not a NopTracer
 }
 
 // deadlineGrace is added to a tool's timeout for the pipeline's own
@@ -99,6 +101,8 @@ func New(opts *Options) *Pipeline {
 	if p.opts.Tracer == nil {
 		p.opts.Tracer = mcpgate.NopTracer{}
 	}
+	_, nop := p.opts.Tracer.(mcpgate.NopTracer)
+	p.traced = !nop
 	return p
 }
 
@@ -111,9 +115,36 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	st := &callState{}
 	res, err := p.run(ctx, call, st)
 	d := p.opts.Now().Sub(start)
+	_, span := p.stage(ctx, "record")
 	p.record(call, res, err, d)
 	p.audit(call, st, res, err, start, d)
+	span.End(nil)
 	return res, err
+}
+
+// Stage spans. Each stage that does work for a call runs in a span of its
+// own, "mcpgate.<stage>", a child of the request's span: rate_limit,
+// idempotency (when a key is claimed), attachments (when the arguments
+// may hand files), validate, approval (when the tool needs one), dispatch
+// (whose child is the backend's span) and record. A stage that refuses
+// the call ends its span with the error (error.type is its code); one
+// that answers with a tool error marks it with error.type tool_error.
+
+// stage begins the span of one of the call's stages. Without tracing it
+// returns ctx and a span that does nothing, and allocates nothing.
+func (p *Pipeline) stage(ctx context.Context, name string) (context.Context, mcpgate.Span) {
+	if !p.traced {
+		return mcpgate.NopTracer{}.Start(ctx, name)
+	}
+	return p.opts.Tracer.Start(ctx, "mcpgate."+name)
+}
+
+// endStage ends a stage's span with its outcome.
+func (p *Pipeline) endStage(span mcpgate.Span, res *mcpgate.Result, err error) {
+	if p.traced && err == nil && res != nil && res.IsError {
+		span.SetAttributes(slog.String("error.type", "tool_error"))
+	}
+	span.End(err)
 }
 
 // run is Call without the recording.
@@ -122,7 +153,10 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 	if err != nil {
 		return nil, err
 	}
-	if err := p.rateLimit(ctx, entry, call); err != nil {
+	sctx, span := p.stage(ctx, "rate_limit")
+	err = p.rateLimit(sctx, entry, call)
+	span.End(err)
+	if err != nil {
 		return nil, err
 	}
 	return p.idempotency(ctx, entry, call, st, p.execute)
@@ -130,20 +164,49 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 
 // execute runs the stages after idempotency.
 func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
-	if err := p.attachments(ctx, call); err != nil {
+	if err := p.tracedAttachments(ctx, call); err != nil {
 		return nil, err
 	}
-	if res := validateArguments(entry, call); res != nil {
+	_, span := p.stage(ctx, "validate")
+	res := validateArguments(entry, call)
+	p.endStage(span, res, nil)
+	if res != nil {
 		return res, nil
 	}
-	if res, err := p.approvalGate(ctx, entry, call, st); res != nil || err != nil {
+	if res, err := p.tracedApproval(ctx, entry, call, st); res != nil || err != nil {
 		return res, err
 	}
-	res, err := p.dispatch(ctx, entry, call)
-	if err != nil || res.IsError {
-		return res, err
+	sctx, span := p.stage(ctx, "dispatch")
+	res, err := p.dispatch(sctx, entry, call)
+	if err == nil && !res.IsError {
+		res = checkOutput(entry, res)
 	}
-	return checkOutput(entry, res), nil
+	p.endStage(span, res, err)
+	return res, err
+}
+
+// tracedAttachments runs the attachments stage, in a span when the
+// arguments may hand files.
+func (p *Pipeline) tracedAttachments(ctx context.Context, call *mcpgate.Call) error {
+	if !p.traced || !bytes.Contains(call.Arguments, attachmentsMarker) {
+		return p.attachments(ctx, call)
+	}
+	ctx, span := p.stage(ctx, "attachments")
+	err := p.attachments(ctx, call)
+	span.End(err)
+	return err
+}
+
+// tracedApproval runs the approval gate, in a span when the tool needs
+// approval.
+func (p *Pipeline) tracedApproval(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
+	if !p.traced || !e.Skill.NeedsApproval(e.Tool) {
+		return p.approvalGate(ctx, e, call, st)
+	}
+	ctx, span := p.stage(ctx, "approval")
+	res, err := p.approvalGate(ctx, e, call, st)
+	p.endStage(span, res, err)
+	return res, err
 }
 
 // resolve finds the call's tool in the agent's table.
@@ -218,7 +281,7 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 // callBackend runs the call on backend in a span of its own, whose trace
 // context the backend passes on.
 func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
-	if _, off := p.opts.Tracer.(mcpgate.NopTracer); off {
+	if !p.traced {
 		return checkedCall(ctx, backend, call)
 	}
 	ctx, span := p.opts.Tracer.Start(ctx, "backend "+string(e.Skill.Kind),
