@@ -74,8 +74,7 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	if n == nil {
 		n = mcpgate.NopNotifier{}
 	}
-	opts := callOptions(n, token)
-	opts.Header = traceHeader(call.Trace)
+	opts := tracedOptions(n, token, call.Trace)
 	raw, err := s.cs.Call(ctx, "tools/call", callParams(name, call.Arguments, token, call.Trace), opts)
 	if err != nil {
 		return nil, s, err
@@ -143,14 +142,19 @@ func callOptions(n mcpgate.Notifier, token string) *mcpclient.CallOptions {
 	return opts
 }
 
-// traceHeader is the W3C trace context as HTTP headers; nil when empty.
-func traceHeader(tc mcpgate.TraceContext) http.Header {
+// tracedOptions are callOptions sending the W3C trace context, when there
+// is one, as HTTP headers.
+func tracedOptions(n mcpgate.Notifier, token string, tc mcpgate.TraceContext) *mcpclient.CallOptions {
+	opts := callOptions(n, token)
 	if tc.Parent == "" {
-		return nil
+		return opts
 	}
-	h := http.Header{}
-	tc.SetHeaders(h.Set)
-	return h
+	if opts == nil {
+		opts = &mcpclient.CallOptions{}
+	}
+	opts.Header = http.Header{}
+	tc.SetHeaders(opts.Header.Set)
+	return opts
 }
 
 // pauser is a Notifier whose client can be asked to come back for the rest
