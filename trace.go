@@ -23,6 +23,19 @@ type Tracer interface {
 	TraceID(ctx context.Context) string
 }
 
+// SpanKindKey is the attribute with which a caller of Tracer.Start says
+// what kind of span it begins, as OpenTelemetry's span kinds: SpanServer
+// for a request the gateway serves, SpanClient for a call it makes to a
+// backend. A span without it is internal. Tracers take it out of the
+// span's attributes.
+const SpanKindKey = "span.kind"
+
+// The values of SpanKindKey.
+const (
+	SpanServer = "server"
+	SpanClient = "client"
+)
+
 // Span is one timed operation of a trace.
 type Span interface {
 	// SetAttributes adds attributes to the span.

@@ -135,6 +135,9 @@ func TestTraceAcrossBackends(t *testing.T) {
 	g.stop() // flushes the spans
 
 	backends := checkCallSpans(t, recv.trace(headerTrace))
+	if attr(backends["rest"], "http.request.method") != "POST" || attr(backends["mcp"], "mcp.method.name") != "tools/call" {
+		t.Errorf("backend span attributes: rest %v, mcp %v", backends["rest"].Attributes, backends["mcp"].Attributes)
+	}
 	api.mu.Lock()
 	restGot := api.parent
 	api.mu.Unlock()
@@ -179,6 +182,9 @@ func checkCallSpans(t *testing.T, spans []*tracepb.Span) map[string]*tracepb.Spa
 		tool := attr(call, "gen_ai.tool.name")
 		stages := children[string(call.SpanId)]
 		want := []string{"mcpgate.dispatch", "mcpgate.rate_limit", "mcpgate.record", "mcpgate.validate"}
+		if call.Kind != tracepb.Span_SPAN_KIND_SERVER {
+			t.Errorf("span %s of tool %s is of kind %v, want server", call.Name, tool, call.Kind)
+		}
 		if got := slices.Sorted(slices.Values(names(stages))); call.Name != "tools/call" || !slices.Equal(got, want) {
 			t.Errorf("span %s of tool %s has children %v, want %v", call.Name, tool, got, want)
 			continue
@@ -187,10 +193,10 @@ func checkCallSpans(t *testing.T, spans []*tracepb.Span) map[string]*tracepb.Spa
 			if st.Name != "mcpgate.dispatch" {
 				continue
 			}
-			if kids := children[string(st.SpanId)]; len(kids) == 1 && strings.HasPrefix(kids[0].Name, "backend ") {
+			if kids := children[string(st.SpanId)]; len(kids) == 1 && strings.HasPrefix(kids[0].Name, "backend ") && kids[0].Kind == tracepb.Span_SPAN_KIND_CLIENT {
 				backends[strings.TrimPrefix(kids[0].Name, "backend ")] = kids[0]
 			} else {
-				t.Errorf("the dispatch of %s has children %v, want one backend span", tool, names(kids))
+				t.Errorf("the dispatch of %s has children %v, want one backend span of kind client", tool, names(kids))
 			}
 		}
 	}

@@ -136,8 +136,8 @@ func TestTraceThroughRESTTool(t *testing.T) {
 }
 
 // checkTrace checks one tools/call's trace: a tools/call span whose
-// parent is the host's, a backend span under it whose context the API
-// received, and no argument value anywhere.
+// parent is the host's, a backend span under its dispatch stage whose
+// context the API received, and no argument value anywhere.
 func checkTrace(t *testing.T, spans []*tracepb.Span, id, received string) {
 	t.Helper()
 	byName := map[string]*tracepb.Span{}
@@ -149,15 +149,17 @@ func checkTrace(t *testing.T, spans []*tracepb.Span, id, received string) {
 			}
 		}
 	}
-	call, back := byName["tools/call"], byName["backend rest"]
-	if call == nil || back == nil {
-		t.Fatalf("trace %s: spans %v, want tools/call and backend rest", id, names(spans))
+	call, dispatch, back := byName["tools/call"], byName["mcpgate.dispatch"], byName["backend rest"]
+	if call == nil || dispatch == nil || back == nil {
+		t.Fatalf("trace %s: spans %v, want tools/call, mcpgate.dispatch and backend rest", id, names(spans))
 	}
 	if got := hex.EncodeToString(call.ParentSpanId); got != hostSpan {
 		t.Errorf("tools/call's parent is %s, want the host's %s", got, hostSpan)
 	}
-	if string(back.ParentSpanId) != string(call.SpanId) {
-		t.Errorf("the backend span is not a child of tools/call")
+	// The backend span is the child of the pipeline's dispatch stage span
+	// since the stages have spans of their own (it was tools/call's).
+	if string(back.ParentSpanId) != string(dispatch.SpanId) || string(dispatch.ParentSpanId) != string(call.SpanId) {
+		t.Errorf("the backend span is not a child of mcpgate.dispatch under tools/call")
 	}
 	if want := "00-" + id + "-" + hex.EncodeToString(back.SpanId) + "-01"; received != want {
 		t.Errorf("the API received traceparent %q, want %q (the backend span)", received, want)

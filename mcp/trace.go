@@ -34,6 +34,7 @@ func (s *Server) startSpan(r *http.Request, ls *liveSession, agent *mcpgate.Agen
 	}
 	ctx := s.tracer.Join(r.Context(), tp, ts)
 	return s.tracer.Start(ctx, m.method,
+		slog.String(mcpgate.SpanKindKey, mcpgate.SpanServer),
 		slog.String("mcp.method.name", m.method),
 		slog.String("mcp.session.id", ls.id),
 		slog.String("mcp.protocol.version", ls.version),

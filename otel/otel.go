@@ -80,8 +80,24 @@ func (t *Tracer) Shutdown(ctx context.Context) error { return t.provider.Shutdow
 
 // Start begins a span, a child of ctx's.
 func (t *Tracer) Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Context, mcpgate.Span) {
-	ctx, s := t.tracer.Start(ctx, name, trace.WithAttributes(convert(attrs)...))
+	ctx, s := t.tracer.Start(ctx, name, trace.WithAttributes(convert(attrs)...), trace.WithSpanKind(kindOf(attrs)))
 	return ctx, span{s}
+}
+
+// kindOf returns the span kind attrs name with mcpgate.SpanKindKey.
+func kindOf(attrs []slog.Attr) trace.SpanKind {
+	for _, a := range attrs {
+		if a.Key != mcpgate.SpanKindKey {
+			continue
+		}
+		switch a.Value.String() {
+		case mcpgate.SpanServer:
+			return trace.SpanKindServer
+		case mcpgate.SpanClient:
+			return trace.SpanKindClient
+		}
+	}
+	return trace.SpanKindInternal
 }
 
 // Join returns ctx with the remote span context a traceparent names.
@@ -127,6 +143,9 @@ func (s span) End(err error) {
 func convert(attrs []slog.Attr) []attribute.KeyValue {
 	out := make([]attribute.KeyValue, 0, len(attrs))
 	for _, a := range attrs {
+		if a.Key == mcpgate.SpanKindKey {
+			continue
+		}
 		v := a.Value.Resolve()
 		switch v.Kind() {
 		case slog.KindInt64:

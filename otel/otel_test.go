@@ -2,10 +2,12 @@ package otel
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -30,5 +32,25 @@ func TestJoinAndPropagate(t *testing.T) {
 	worker := propagation.TraceContext{}.Extract(context.Background(), tc)
 	if got := tr.TraceID(worker); got != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Errorf("the worker's trace id is %q", got)
+	}
+}
+
+// The span kind attribute picks the span's kind and is no attribute of
+// its own.
+func TestSpanKind(t *testing.T) {
+	for _, tt := range []struct {
+		attrs []slog.Attr
+		want  trace.SpanKind
+	}{
+		{[]slog.Attr{slog.String(mcpgate.SpanKindKey, mcpgate.SpanServer), slog.String("a", "b")}, trace.SpanKindServer},
+		{[]slog.Attr{slog.String("a", "b"), slog.String(mcpgate.SpanKindKey, mcpgate.SpanClient)}, trace.SpanKindClient},
+		{[]slog.Attr{slog.String("a", "b")}, trace.SpanKindInternal},
+	} {
+		if got := kindOf(tt.attrs); got != tt.want {
+			t.Errorf("kindOf(%v) = %v, want %v", tt.attrs, got, tt.want)
+		}
+		if kv := convert(tt.attrs); len(kv) != 1 || kv[0].Key != "a" {
+			t.Errorf("convert(%v) = %v, want a alone", tt.attrs, kv)
+		}
 	}
 }

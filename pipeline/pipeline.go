@@ -284,9 +284,7 @@ func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *
 	if !p.traced {
 		return checkedCall(ctx, backend, call)
 	}
-	ctx, span := p.opts.Tracer.Start(ctx, "backend "+string(e.Skill.Kind),
-		slog.String("mcpgate.skill.kind", string(e.Skill.Kind)), slog.String("mcpgate.skill.name", e.Skill.Name),
-		slog.String("gen_ai.tool.name", e.Name))
+	ctx, span := p.opts.Tracer.Start(ctx, "backend "+string(e.Skill.Kind), backendAttrs(e)...)
 	call.Trace.Parent, call.Trace.State = p.opts.Tracer.Traceparent(ctx)
 	res, err := checkedCall(ctx, backend, call)
 	if err == nil && res.IsError {
@@ -294,6 +292,24 @@ func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *
 	}
 	span.End(err)
 	return res, err
+}
+
+// backendAttrs are the attributes of a backend call's span: a client
+// span naming the skill and tool, with the HTTP method of a REST tool and
+// the MCP method of a relayed one.
+func backendAttrs(e *registry.Entry) []slog.Attr {
+	attrs := []slog.Attr{
+		slog.String(mcpgate.SpanKindKey, mcpgate.SpanClient),
+		slog.String("mcpgate.skill.kind", string(e.Skill.Kind)), slog.String("mcpgate.skill.name", e.Skill.Name),
+		slog.String("gen_ai.tool.name", e.Name),
+	}
+	switch {
+	case e.Skill.Kind == mcpgate.SkillMCP:
+		attrs = append(attrs, slog.String("mcp.method.name", "tools/call"))
+	case e.Tool.Request != nil && e.Tool.Request.Method != "":
+		attrs = append(attrs, slog.String("http.request.method", e.Tool.Request.Method))
+	}
+	return attrs
 }
 
 // checkedCall runs the call on backend, which must return a result or
