@@ -52,7 +52,7 @@ func (p *Pipeline) idempotency(ctx context.Context, e *registry.Entry, call *mcp
 		return next(ctx, e, call, st)
 	}
 	st.key = key
-	sctx, span := p.stage(ctx, "idempotency")
+	sctx, span := p.stage(ctx, "mcpgate.idempotency")
 	c, held, err := p.claim(sctx, e, call, st)
 	span.End(err)
 	if err != nil {

@@ -115,7 +115,7 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	st := &callState{}
 	res, err := p.run(ctx, call, st)
 	d := p.opts.Now().Sub(start)
-	_, span := p.stage(ctx, "record")
+	_, span := p.stage(ctx, "mcpgate.record")
 	p.record(call, res, err, d)
 	p.audit(call, st, res, err, start, d)
 	span.End(nil)
@@ -130,13 +130,14 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 // the call ends its span with the error (error.type is its code); one
 // that answers with a tool error marks it with error.type tool_error.
 
-// stage begins the span of one of the call's stages. Without tracing it
-// returns ctx and a span that does nothing, and allocates nothing.
+// stage begins the span of one of the call's stages, named
+// "mcpgate.<stage>". Without tracing it returns ctx and a span that does
+// nothing, and allocates nothing.
 func (p *Pipeline) stage(ctx context.Context, name string) (context.Context, mcpgate.Span) {
 	if !p.traced {
 		return mcpgate.NopTracer{}.Start(ctx, name)
 	}
-	return p.opts.Tracer.Start(ctx, "mcpgate."+name)
+	return p.opts.Tracer.Start(ctx, name)
 }
 
 // endStage ends a stage's span with its outcome.
@@ -153,7 +154,7 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 	if err != nil {
 		return nil, err
 	}
-	sctx, span := p.stage(ctx, "rate_limit")
+	sctx, span := p.stage(ctx, "mcpgate.rate_limit")
 	err = p.rateLimit(sctx, entry, call)
 	span.End(err)
 	if err != nil {
@@ -167,7 +168,7 @@ func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcp
 	if err := p.tracedAttachments(ctx, call); err != nil {
 		return nil, err
 	}
-	_, span := p.stage(ctx, "validate")
+	_, span := p.stage(ctx, "mcpgate.validate")
 	res := validateArguments(entry, call)
 	p.endStage(span, res, nil)
 	if res != nil {
@@ -176,7 +177,7 @@ func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcp
 	if res, err := p.tracedApproval(ctx, entry, call, st); res != nil || err != nil {
 		return res, err
 	}
-	sctx, span := p.stage(ctx, "dispatch")
+	sctx, span := p.stage(ctx, "mcpgate.dispatch")
 	res, err := p.dispatch(sctx, entry, call)
 	if err == nil && !res.IsError {
 		res = checkOutput(entry, res)
@@ -191,7 +192,7 @@ func (p *Pipeline) tracedAttachments(ctx context.Context, call *mcpgate.Call) er
 	if !p.traced || !bytes.Contains(call.Arguments, attachmentsMarker) {
 		return p.attachments(ctx, call)
 	}
-	ctx, span := p.stage(ctx, "attachments")
+	ctx, span := p.stage(ctx, "mcpgate.attachments")
 	err := p.attachments(ctx, call)
 	span.End(err)
 	return err
@@ -203,7 +204,7 @@ func (p *Pipeline) tracedApproval(ctx context.Context, e *registry.Entry, call *
 	if !p.traced || !e.Skill.NeedsApproval(e.Tool) {
 		return p.approvalGate(ctx, e, call, st)
 	}
-	ctx, span := p.stage(ctx, "approval")
+	ctx, span := p.stage(ctx, "mcpgate.approval")
 	res, err := p.approvalGate(ctx, e, call, st)
 	p.endStage(span, res, err)
 	return res, err
@@ -284,7 +285,7 @@ func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *
 	if !p.traced {
 		return checkedCall(ctx, backend, call)
 	}
-	ctx, span := p.opts.Tracer.Start(ctx, "backend "+string(e.Skill.Kind), backendAttrs(e)...)
+	ctx, span := p.opts.Tracer.Start(ctx, backendSpanName(e.Skill.Kind), backendAttrs(e)...)
 	call.Trace.Parent, call.Trace.State = p.opts.Tracer.Traceparent(ctx)
 	res, err := checkedCall(ctx, backend, call)
 	if err == nil && res.IsError {
@@ -292,6 +293,19 @@ func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *
 	}
 	span.End(err)
 	return res, err
+}
+
+// backendSpanName names a backend call's span after its skill's kind.
+func backendSpanName(kind mcpgate.SkillKind) string {
+	switch kind {
+	case mcpgate.SkillREST:
+		return "backend rest"
+	case mcpgate.SkillMCP:
+		return "backend mcp"
+	case mcpgate.SkillAgent:
+		return "backend agent"
+	}
+	return "backend " + string(kind)
 }
 
 // backendAttrs are the attributes of a backend call's span: a client
