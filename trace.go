@@ -40,6 +40,8 @@ const (
 type Span interface {
 	// SetAttributes adds attributes to the span.
 	SetAttributes(attrs ...slog.Attr)
+	// SetName renames the span, once what names it is known.
+	SetName(name string)
 	// End ends the span, marking it failed when err is not nil.
 	End(err error)
 }
@@ -64,6 +66,7 @@ func (NopTracer) TraceID(context.Context) string { return "" }
 type nopSpan struct{}
 
 func (nopSpan) SetAttributes(...slog.Attr) {}
+func (nopSpan) SetName(string)             {}
 func (nopSpan) End(error)                  {}
 
 // TraceContext is a W3C trace context: the traceparent and tracestate

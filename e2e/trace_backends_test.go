@@ -185,7 +185,7 @@ func checkCallSpans(t *testing.T, spans []*tracepb.Span) map[string]*tracepb.Spa
 		if call.Kind != tracepb.Span_SPAN_KIND_SERVER {
 			t.Errorf("span %s of tool %s is of kind %v, want server", call.Name, tool, call.Kind)
 		}
-		if got := slices.Sorted(slices.Values(names(stages))); call.Name != "tools/call" || !slices.Equal(got, want) {
+		if got := slices.Sorted(slices.Values(names(stages))); call.Name != "tools/call "+tool || !slices.Equal(got, want) {
 			t.Errorf("span %s of tool %s has children %v, want %v", call.Name, tool, got, want)
 			continue
 		}

@@ -130,6 +130,9 @@ type span struct{ s trace.Span }
 // SetAttributes adds attributes.
 func (s span) SetAttributes(attrs ...slog.Attr) { s.s.SetAttributes(convert(attrs)...) }
 
+// SetName renames the span.
+func (s span) SetName(name string) { s.s.SetName(name) }
+
 // End ends the span, with an error status and error.type when err is set.
 func (s span) End(err error) {
 	if err != nil {

@@ -40,6 +40,8 @@ func (s *fakeSpan) SetAttributes(attrs ...slog.Attr) {
 	}
 }
 
+func (s *fakeSpan) SetName(string) {}
+
 func (s *fakeSpan) End(err error) {
 	if err != nil {
 		s.errType = mcpgate.ErrorCode(err)
