@@ -135,7 +135,8 @@ func TestTraceAcrossBackends(t *testing.T) {
 	g.stop() // flushes the spans
 
 	backends := checkCallSpans(t, recv.trace(headerTrace))
-	if attr(backends["rest"], "http.request.method") != "POST" || attr(backends["mcp"], "mcp.method.name") != "tools/call" {
+	if attr(backends["rest"], "http.request.method") != "POST" || attr(backends["mcp"], "mcp.method.name") != "tools/call" ||
+		attr(backends["rest"], "server.address") != "127.0.0.1" || attr(backends["mcp"], "server.address") != "127.0.0.1" {
 		t.Errorf("backend span attributes: rest %v, mcp %v", backends["rest"].Attributes, backends["mcp"].Attributes)
 	}
 	api.mu.Lock()

@@ -16,6 +16,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -322,6 +324,24 @@ func backendAttrs(e *registry.Entry) []slog.Attr {
 		attrs = append(attrs, slog.String("mcp.method.name", "tools/call"))
 	case e.Tool.Request != nil && e.Tool.Request.Method != "":
 		attrs = append(attrs, slog.String("http.request.method", e.Tool.Request.Method))
+	}
+	return appendServer(attrs, e.Skill)
+}
+
+// appendServer adds server.address and server.port of the skill's URL,
+// when it has one (never its user info or path).
+func appendServer(attrs []slog.Attr, sk *mcpgate.Skill) []slog.Attr {
+	raw := sk.URL
+	if sk.Kind == mcpgate.SkillREST {
+		raw = sk.BaseURL
+	}
+	u, err := url.Parse(raw)
+	if raw == "" || err != nil || u.Hostname() == "" {
+		return attrs
+	}
+	attrs = append(attrs, slog.String("server.address", u.Hostname()))
+	if port, err := strconv.Atoi(u.Port()); err == nil {
+		attrs = append(attrs, slog.Int("server.port", port))
 	}
 	return attrs
 }

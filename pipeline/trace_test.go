@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/registry"
 )
 
 // spanKey is the context key of a fakeTracer's current span name.
@@ -88,5 +89,34 @@ func TestStageSpans(t *testing.T) {
 				t.Errorf("spans (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A backend span names the server of the skill's URL, never its user
+// info or path, and the method of a REST or relayed tool.
+func TestBackendAttrs(t *testing.T) {
+	rest := &mcpgate.Skill{Name: "crm", Kind: mcpgate.SkillREST, BaseURL: "https://user:secret@api.example.test:8443/v1"}
+	relay := &mcpgate.Skill{Name: "up", Kind: mcpgate.SkillMCP, Command: "/bin/server"}
+	tests := []struct {
+		e    *registry.Entry
+		want map[string]string
+	}{
+		{&registry.Entry{Skill: rest, Tool: &mcpgate.Tool{Name: "t", Request: &mcpgate.Request{Method: "POST"}}, Name: "t"}, map[string]string{
+			"span.kind": "client", "mcpgate.skill.kind": "rest", "mcpgate.skill.name": "crm", "gen_ai.tool.name": "t",
+			"http.request.method": "POST", "server.address": "api.example.test", "server.port": "8443",
+		}},
+		{&registry.Entry{Skill: relay, Tool: &mcpgate.Tool{Name: "p"}, Name: "up_p"}, map[string]string{
+			"span.kind": "client", "mcpgate.skill.kind": "mcp", "mcpgate.skill.name": "up", "gen_ai.tool.name": "up_p",
+			"mcp.method.name": "tools/call",
+		}},
+	}
+	for _, tt := range tests {
+		got := map[string]string{}
+		for _, a := range backendAttrs(tt.e) {
+			got[a.Key] = a.Value.String()
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("attributes (-want +got):\n%s", diff)
+		}
 	}
 }
