@@ -65,7 +65,11 @@ type Message struct {
 	// calls; Tool is the skill's chat tool for a plain message.
 	Tool      string          `json:"tool,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	CreatedAt time.Time       `json:"created_at"`
+	// Trace, on a chat_message, is the W3C trace context of the gateway's
+	// span for the call, so that the worker's own spans join the caller's
+	// trace; empty when tracing is off.
+	Trace     TraceContext `json:"trace,omitzero"`
+	CreatedAt time.Time    `json:"created_at"`
 }
 
 // MessageBody is a message's content: text, structured parts in MCP's

@@ -48,6 +48,9 @@ type Forward struct {
 	// nil.
 	Notifier Notifier
 	Client   ClientRequester
+	// Trace is the W3C trace context of the request's span, which upstream
+	// MCP servers get as HTTP headers; empty when tracing is off.
+	Trace TraceContext
 }
 
 // SessionNotifier sends notifications to MCP sessions outside any call:

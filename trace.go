@@ -23,10 +23,25 @@ type Tracer interface {
 	TraceID(ctx context.Context) string
 }
 
+// SpanKindKey is the attribute with which a caller of Tracer.Start says
+// what kind of span it begins, as OpenTelemetry's span kinds: SpanServer
+// for a request the gateway serves, SpanClient for a call it makes to a
+// backend. A span without it is internal. Tracers take it out of the
+// span's attributes.
+const SpanKindKey = "span.kind"
+
+// The values of SpanKindKey.
+const (
+	SpanServer = "server"
+	SpanClient = "client"
+)
+
 // Span is one timed operation of a trace.
 type Span interface {
 	// SetAttributes adds attributes to the span.
 	SetAttributes(attrs ...slog.Attr)
+	// SetName renames the span, once what names it is known.
+	SetName(name string)
 	// End ends the span, marking it failed when err is not nil.
 	End(err error)
 }
@@ -51,6 +66,7 @@ func (NopTracer) TraceID(context.Context) string { return "" }
 type nopSpan struct{}
 
 func (nopSpan) SetAttributes(...slog.Attr) {}
+func (nopSpan) SetName(string)             {}
 func (nopSpan) End(error)                  {}
 
 // TraceContext is a W3C trace context: the traceparent and tracestate
@@ -71,3 +87,31 @@ func (tc TraceContext) SetHeaders(set func(key, value string)) {
 		set("tracestate", tc.State)
 	}
 }
+
+// Get returns the value of the traceparent or tracestate header. With Set
+// and Keys it makes a *TraceContext an OpenTelemetry TextMapCarrier, so
+// that an agent worker joins a chat_message's trace with
+// propagation.TraceContext{}.Extract(ctx, &msg.Trace).
+func (tc *TraceContext) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return tc.Parent
+	case "tracestate":
+		return tc.State
+	}
+	return ""
+}
+
+// Set sets the traceparent or tracestate header's value; other keys are
+// ignored.
+func (tc *TraceContext) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		tc.Parent = value
+	case "tracestate":
+		tc.State = value
+	}
+}
+
+// Keys names the two headers a TraceContext holds.
+func (tc *TraceContext) Keys() []string { return []string{"traceparent", "tracestate"} }

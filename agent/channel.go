@@ -111,7 +111,7 @@ func newChatMessage(ch *mcpgate.Channel, call *mcpgate.Call, text string) *mcpga
 	m := &mcpgate.Message{
 		ChannelID: ch.ID, AgentID: call.Agent.ID, Skill: call.Skill.Name,
 		Type: mcpgate.MessageChat, Sender: call.Caller.Identity, Tool: call.Tool.Name,
-		Body: mcpgate.MessageBody{Attachments: call.Attachments},
+		Body: mcpgate.MessageBody{Attachments: call.Attachments}, Trace: call.Trace,
 	}
 	if isChat(call) {
 		m.Body.Text = text

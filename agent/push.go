@@ -124,7 +124,7 @@ type pushReply struct {
 // answered with (nil for "later, through the messages API") or an error
 // for a status other than 2xx or a network failure.
 func (b *Backend) pushOnce(ctx context.Context, skill *mcpgate.Skill, msg *mcpgate.Message, body []byte, s *signer) (*mcpgate.Message, error) {
-	resp, err := b.send(ctx, s, msg.ID, body)
+	resp, err := b.send(ctx, s, msg, body)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +142,9 @@ func (b *Backend) pushOnce(ctx context.Context, skill *mcpgate.Skill, msg *mcpga
 	return replyTo(msg, resp.StatusCode, data, skill.ResponseLimit()), nil
 }
 
-// send POSTs a signed body to the skill's push_url.
-func (b *Backend) send(ctx context.Context, s *signer, msgID string, body []byte) (*http.Response, error) {
+// send POSTs msg's signed body to the skill's push_url, with the
+// message's trace context as the W3C headers.
+func (b *Backend) send(ctx context.Context, s *signer, msg *mcpgate.Message, body []byte) (*http.Response, error) {
 	names := make([]string, 0, len(s.headers))
 	for k := range s.headers {
 		names = append(names, k)
@@ -158,7 +159,8 @@ func (b *Backend) send(ctx context.Context, s *signer, msgID string, body []byte
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mcpgate/"+mcpgate.Version)
-	req.Header.Set(pushsig.MessageIDHeader, msgID)
+	req.Header.Set(pushsig.MessageIDHeader, msg.ID)
+	msg.Trace.SetHeaders(req.Header.Set)
 	req.Header.Set(pushsig.Header, pushsig.Sign(s.secret, b.opts.Now(), body))
 	return b.opts.Guard.Client(s.policy).Do(req)
 }
@@ -194,7 +196,7 @@ func (b *Backend) pushCancel(ctx context.Context, m *mcpgate.Message, s *signer)
 	if err != nil {
 		return
 	}
-	resp, err := b.send(ctx, s, m.ID, body)
+	resp, err := b.send(ctx, s, m, body)
 	if err != nil {
 		b.opts.Logger.Warn("push cancel message", "message", m.ID, "err", err)
 		return

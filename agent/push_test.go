@@ -25,6 +25,7 @@ const testSecret = "push-secret-1"
 type receiver struct {
 	mu        sync.Mutex
 	envelopes []*mcpgate.Message
+	parents   []string // each request's traceparent header
 	bad       []string // why a request was refused
 	responses []cannedResponse
 	got       chan *mcpgate.Message
@@ -59,6 +60,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.bad = append(r.bad, "headers wrong")
 	}
 	r.envelopes = append(r.envelopes, &m)
+	r.parents = append(r.parents, req.Header.Get("traceparent"))
 	resp := r.responses[min(len(r.envelopes), len(r.responses))-1]
 	r.mu.Unlock()
 	r.got <- &m
@@ -242,3 +244,22 @@ type timeoutError struct{}
 func (timeoutError) Error() string   { return "i/o timeout" }
 func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
+
+// A pushed chat_message carries the call's trace context in the envelope
+// and as the W3C headers of the push request.
+func TestPushCarriesTrace(t *testing.T) {
+	bus := newFakeBus()
+	bus.online = false
+	rcv := newReceiver(t, cannedResponse{200, `{"type":"agent_reply","body":{"text":"ok"}}`})
+	call := chatCall(pushSkill(rcv.srv.URL), `{"message":"hi"}`, "", alice)
+	call.Trace = mcpgate.TraceContext{Parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+	if _, err := newPushBackend(bus).CallTool(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	rcv.check(t)
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	if len(rcv.envelopes) != 1 || rcv.envelopes[0].Trace != call.Trace || rcv.parents[0] != call.Trace.Parent {
+		t.Errorf("pushed envelope trace %+v, header %q; want %+v", rcv.envelopes[0].Trace, rcv.parents[0], call.Trace)
+	}
+}

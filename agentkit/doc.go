@@ -20,6 +20,10 @@
 // an error without replying answers with an agent_error carrying the
 // error's text.
 //
+// When the gateway traces, each chat message carries the W3C trace
+// context of the call (Request.Trace), so that the worker's own spans
+// join the MCP host's trace.
+//
 // An agent reachable over HTTPS can take pushed envelopes instead:
 // Worker.PushHandler (or PushHandler) verifies each envelope's signature
 // and answers in the response when the handler replies in time.

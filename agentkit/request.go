@@ -54,6 +54,13 @@ func newRequest(ctx context.Context, m *mcpgate.Message, api *client, finish fun
 // ID returns the chat message's ID, which replies name in in_reply_to.
 func (r *Request) ID() string { return r.Message.ID }
 
+// Trace returns the W3C trace context of the gateway's span for the call
+// (empty when the gateway does not trace). It is an OpenTelemetry
+// TextMapCarrier, so a worker's spans join the caller's trace with
+//
+//	ctx = propagation.TraceContext{}.Extract(ctx, req.Trace())
+func (r *Request) Trace() *mcpgate.TraceContext { return &r.Message.Trace }
+
 // Text returns what the caller said: the message's text, or the "message"
 // argument of the chat tool when the text is empty.
 func (r *Request) Text() string { return MessageText(r.Message) }

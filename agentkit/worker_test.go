@@ -248,3 +248,17 @@ func TestRequestText(t *testing.T) {
 		})
 	}
 }
+
+// A handler reads the call's trace context, as an OpenTelemetry carrier.
+func TestRequestTrace(t *testing.T) {
+	g := newFakeGateway(t)
+	startWorker(t, g, Options{}, func(ctx context.Context, req *Request) error {
+		return req.Reply(ctx, Text(req.Trace().Get("traceparent")))
+	})
+	m := chat("q")
+	m.Trace = mcpgate.TraceContext{Parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+	g.deliver(m)
+	if got, want := text(mustReceive(t, g.posted)), "agent_reply msg_1 "+m.Trace.Parent; got != want {
+		t.Errorf("posted %q, want %q", got, want)
+	}
+}

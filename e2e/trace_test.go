@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,9 +91,10 @@ agents:
 
 // Two W3C trace contexts a host sends: in the header, and in _meta.
 const (
-	headerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
-	metaTrace   = "0af7651916cd43dd8448eb211c80319c"
-	hostSpan    = "00f067aa0ba902b7"
+	headerTrace  = "4bf92f3577b34da6a3ce929d0e0e4736"
+	metaTrace    = "0af7651916cd43dd8448eb211c80319c"
+	unknownTrace = "5b8aa5a2d2c872e8321cf37308d69df2"
+	hostSpan     = "00f067aa0ba902b7"
 )
 
 // TestTraceThroughRESTTool checks that a tools/call through a REST tool
@@ -122,7 +124,14 @@ func TestTraceThroughRESTTool(t *testing.T) {
 	if r := s.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"item":"x"},"_meta":` + meta + `}}`); r.Error != nil {
 		t.Fatalf("tools/call: %s", r.Body)
 	}
+	// An unknown tool's span keeps the method's name alone: a client's
+	// names would make span names without bound.
+	unknown := fmt.Sprintf(`{"traceparent":"00-%s-%s-01"}`, unknownTrace, hostSpan)
+	s.post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope-4711","arguments":{},"_meta":` + unknown + `}}`)
 	g.stop() // flushes the spans
+	if got := slices.Sorted(slices.Values(names(recv.trace(unknownTrace)))); !slices.Equal(got, []string{"mcpgate.record", "tools/call"}) {
+		t.Errorf("the unknown tool's trace has spans %v, want tools/call and its record", got)
+	}
 	api.mu.Lock()
 	received := api.parent
 	api.mu.Unlock()
@@ -136,8 +145,8 @@ func TestTraceThroughRESTTool(t *testing.T) {
 }
 
 // checkTrace checks one tools/call's trace: a tools/call span whose
-// parent is the host's, a backend span under it whose context the API
-// received, and no argument value anywhere.
+// parent is the host's, a backend span under its dispatch stage whose
+// context the API received, and no argument value anywhere.
 func checkTrace(t *testing.T, spans []*tracepb.Span, id, received string) {
 	t.Helper()
 	byName := map[string]*tracepb.Span{}
@@ -149,15 +158,19 @@ func checkTrace(t *testing.T, spans []*tracepb.Span, id, received string) {
 			}
 		}
 	}
-	call, back := byName["tools/call"], byName["backend rest"]
-	if call == nil || back == nil {
-		t.Fatalf("trace %s: spans %v, want tools/call and backend rest", id, names(spans))
+	// The request span is named after the tool too, as OpenTelemetry's MCP
+	// conventions ask (it was "tools/call").
+	call, dispatch, back := byName["tools/call count"], byName["mcpgate.dispatch"], byName["backend rest"]
+	if call == nil || dispatch == nil || back == nil {
+		t.Fatalf("trace %s: spans %v, want tools/call count, mcpgate.dispatch and backend rest", id, names(spans))
 	}
 	if got := hex.EncodeToString(call.ParentSpanId); got != hostSpan {
 		t.Errorf("tools/call's parent is %s, want the host's %s", got, hostSpan)
 	}
-	if string(back.ParentSpanId) != string(call.SpanId) {
-		t.Errorf("the backend span is not a child of tools/call")
+	// The backend span is the child of the pipeline's dispatch stage span
+	// since the stages have spans of their own (it was tools/call's).
+	if string(back.ParentSpanId) != string(dispatch.SpanId) || string(dispatch.ParentSpanId) != string(call.SpanId) {
+		t.Errorf("the backend span is not a child of mcpgate.dispatch under tools/call")
 	}
 	if want := "00-" + id + "-" + hex.EncodeToString(back.SpanId) + "-01"; received != want {
 		t.Errorf("the API received traceparent %q, want %q (the backend span)", received, want)

@@ -72,7 +72,8 @@ func (s *Server) relay(ctx context.Context, agent *mcpgate.Agent, cred *mcpgate.
 	if c := caps[relayedMethods[m.method]]; c == nil || string(c) == "null" {
 		return nil, methodNotFound(m.method)
 	}
-	f := &mcpgate.Forward{Agent: agent, Method: m.method, Params: m.Params, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply}
+	f := &mcpgate.Forward{Agent: agent, Method: m.method, Params: m.Params, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply,
+		Trace: mcpgate.TraceContext{Parent: reply.traceparent, State: reply.tracestate}}
 	result, err := s.relayer.Relay(ctx, f)
 	if err == nil && !json.Valid(result) {
 		return nil, mcpgate.Errorf(mcpgate.EINTERNAL, "relay %s: the result is not valid JSON", m.method)

@@ -34,6 +34,7 @@ func (s *Server) startSpan(r *http.Request, ls *liveSession, agent *mcpgate.Agen
 	}
 	ctx := s.tracer.Join(r.Context(), tp, ts)
 	return s.tracer.Start(ctx, m.method,
+		slog.String(mcpgate.SpanKindKey, mcpgate.SpanServer),
 		slog.String("mcp.method.name", m.method),
 		slog.String("mcp.session.id", ls.id),
 		slog.String("mcp.protocol.version", ls.version),
@@ -44,7 +45,10 @@ func (s *Server) startSpan(r *http.Request, ls *liveSession, agent *mcpgate.Agen
 
 // endSpan ends a request's span with what the access log says of it:
 // the tool, and an error type and JSON-RPC code when it failed. The
-// arguments never go into a span.
+// arguments never go into a span. A tools/call span of a tool the agent
+// has is named "tools/call <tool>", as OpenTelemetry's MCP conventions
+// ask; one of an unknown tool keeps the method's name alone, so that
+// clients cannot make span names without bound.
 func (s *Server) endSpan(span mcpgate.Span, a *access) {
 	if !s.traced {
 		span.End(nil)
@@ -52,6 +56,9 @@ func (s *Server) endSpan(span mcpgate.Span, a *access) {
 	}
 	if a.tool != "" {
 		span.SetAttributes(slog.String("gen_ai.tool.name", a.tool), slog.String("gen_ai.operation.name", "execute_tool"))
+		if mcpgate.ErrorCode(a.err) != mcpgate.ENOTFOUND {
+			span.SetName("tools/call " + a.tool)
+		}
 	}
 	switch {
 	case a.err != nil:

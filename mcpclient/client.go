@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -106,6 +107,9 @@ type CallOptions struct {
 	// purpose before answering (SEP-1699), with the retry it advised; the
 	// client resumes the stream itself.
 	Paused func(retry time.Duration)
+	// Header holds more HTTP headers for the request's POST, such as the
+	// W3C traceparent; transports other than HTTP ignore it.
+	Header http.Header
 }
 
 // pending is a request awaiting its response.

@@ -90,6 +90,11 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	req.Header["Content-Type"] = []string{"application/json"}
 	req.Header["Accept"] = []string{"application/json, text/event-stream"}
+	if p != nil && p.opts != nil {
+		for k, v := range p.opts.Header {
+			req.Header[k] = v
+		}
+	}
 	resp, err := t.hc.Do(req)
 	if err != nil {
 		return err

@@ -80,8 +80,24 @@ func (t *Tracer) Shutdown(ctx context.Context) error { return t.provider.Shutdow
 
 // Start begins a span, a child of ctx's.
 func (t *Tracer) Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Context, mcpgate.Span) {
-	ctx, s := t.tracer.Start(ctx, name, trace.WithAttributes(convert(attrs)...))
+	ctx, s := t.tracer.Start(ctx, name, trace.WithAttributes(convert(attrs)...), trace.WithSpanKind(kindOf(attrs)))
 	return ctx, span{s}
+}
+
+// kindOf returns the span kind attrs name with mcpgate.SpanKindKey.
+func kindOf(attrs []slog.Attr) trace.SpanKind {
+	for _, a := range attrs {
+		if a.Key != mcpgate.SpanKindKey {
+			continue
+		}
+		switch a.Value.String() {
+		case mcpgate.SpanServer:
+			return trace.SpanKindServer
+		case mcpgate.SpanClient:
+			return trace.SpanKindClient
+		}
+	}
+	return trace.SpanKindInternal
 }
 
 // Join returns ctx with the remote span context a traceparent names.
@@ -89,14 +105,14 @@ func (t *Tracer) Join(ctx context.Context, traceparent, tracestate string) conte
 	if traceparent == "" {
 		return ctx
 	}
-	return t.prop.Extract(ctx, &carrier{traceparent, tracestate})
+	return t.prop.Extract(ctx, &mcpgate.TraceContext{Parent: traceparent, State: tracestate})
 }
 
 // Traceparent returns the W3C trace context of ctx's span.
 func (t *Tracer) Traceparent(ctx context.Context) (traceparent, tracestate string) {
-	c := &carrier{}
+	c := &mcpgate.TraceContext{}
 	t.prop.Inject(ctx, c)
-	return c.parent, c.state
+	return c.Parent, c.State
 }
 
 // TraceID returns ctx's trace id in hex, or "".
@@ -114,6 +130,9 @@ type span struct{ s trace.Span }
 // SetAttributes adds attributes.
 func (s span) SetAttributes(attrs ...slog.Attr) { s.s.SetAttributes(convert(attrs)...) }
 
+// SetName renames the span.
+func (s span) SetName(name string) { s.s.SetName(name) }
+
 // End ends the span, with an error status and error.type when err is set.
 func (s span) End(err error) {
 	if err != nil {
@@ -127,6 +146,9 @@ func (s span) End(err error) {
 func convert(attrs []slog.Attr) []attribute.KeyValue {
 	out := make([]attribute.KeyValue, 0, len(attrs))
 	for _, a := range attrs {
+		if a.Key == mcpgate.SpanKindKey {
+			continue
+		}
 		v := a.Value.Resolve()
 		switch v.Kind() {
 		case slog.KindInt64:
@@ -141,30 +163,3 @@ func convert(attrs []slog.Attr) []attribute.KeyValue {
 	}
 	return out
 }
-
-// carrier holds the two W3C trace context headers.
-type carrier struct{ parent, state string }
-
-// Get returns a header's value.
-func (c carrier) Get(key string) string {
-	switch key {
-	case "traceparent":
-		return c.parent
-	case "tracestate":
-		return c.state
-	}
-	return ""
-}
-
-// Set sets a header's value.
-func (c *carrier) Set(key, value string) {
-	switch key {
-	case "traceparent":
-		c.parent = value
-	case "tracestate":
-		c.state = value
-	}
-}
-
-// Keys names the headers.
-func (c carrier) Keys() []string { return []string{"traceparent", "tracestate"} }

@@ -52,7 +52,9 @@ func (p *Pipeline) idempotency(ctx context.Context, e *registry.Entry, call *mcp
 		return next(ctx, e, call, st)
 	}
 	st.key = key
-	c, held, err := p.claim(ctx, e, call, st)
+	sctx, span := p.stage(ctx, "mcpgate.idempotency")
+	c, held, err := p.claim(sctx, e, call, st)
+	span.End(err)
 	if err != nil {
 		return nil, err
 	}

@@ -11,10 +11,13 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -83,7 +86,8 @@ type Options struct {
 
 // Pipeline runs tool calls.
 type Pipeline struct {
-	opts Options
+	opts   Options
+	traced bool // opts.Tracer is not a NopTracer
 }
 
 // deadlineGrace is added to a tool's timeout for the pipeline's own
@@ -102,6 +106,8 @@ func New(opts *Options) *Pipeline {
 	if p.opts.Tracer == nil {
 		p.opts.Tracer = mcpgate.NopTracer{}
 	}
+	_, nop := p.opts.Tracer.(mcpgate.NopTracer)
+	p.traced = !nop
 	return p
 }
 
@@ -114,13 +120,41 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	st := &callState{}
 	res, err := p.run(ctx, call, st)
 	d := p.opts.Now().Sub(start)
+	_, span := p.stage(ctx, "mcpgate.record")
 	p.record(call, res, err, d)
 	if p.opts.Auditor != nil || p.opts.Events != nil {
 		id, outcome := mcpgate.NewID("call_"), outcomeOf(st, res, err)
 		p.audit(call, st, res, err, id, outcome, start, d)
 		p.publish(ctx, call, id, outcome, err, d)
 	}
+	span.End(nil)
 	return res, err
+}
+
+// Stage spans. Each stage that does work for a call runs in a span of its
+// own, "mcpgate.<stage>", a child of the request's span: rate_limit,
+// idempotency (when a key is claimed), attachments (when the arguments
+// may hand files), validate, approval (when the tool needs one), dispatch
+// (whose child is the backend's span) and record. A stage that refuses
+// the call ends its span with the error (error.type is its code); one
+// that answers with a tool error marks it with error.type tool_error.
+
+// stage begins the span of one of the call's stages, named
+// "mcpgate.<stage>". Without tracing it returns ctx and a span that does
+// nothing, and allocates nothing.
+func (p *Pipeline) stage(ctx context.Context, name string) (context.Context, mcpgate.Span) {
+	if !p.traced {
+		return mcpgate.NopTracer{}.Start(ctx, name)
+	}
+	return p.opts.Tracer.Start(ctx, name)
+}
+
+// endStage ends a stage's span with its outcome.
+func (p *Pipeline) endStage(span mcpgate.Span, res *mcpgate.Result, err error) {
+	if p.traced && err == nil && res != nil && res.IsError {
+		span.SetAttributes(slog.String("error.type", "tool_error"))
+	}
+	span.End(err)
 }
 
 // run is Call without the recording.
@@ -129,7 +163,10 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 	if err != nil {
 		return nil, err
 	}
-	if err := p.rateLimit(ctx, entry, call); err != nil {
+	sctx, span := p.stage(ctx, "mcpgate.rate_limit")
+	err = p.rateLimit(sctx, entry, call)
+	span.End(err)
+	if err != nil {
 		return nil, err
 	}
 	return p.idempotency(ctx, entry, call, st, p.execute)
@@ -137,20 +174,49 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 
 // execute runs the stages after idempotency.
 func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
-	if err := p.attachments(ctx, call); err != nil {
+	if err := p.tracedAttachments(ctx, call); err != nil {
 		return nil, err
 	}
-	if res := validateArguments(entry, call); res != nil {
+	_, span := p.stage(ctx, "mcpgate.validate")
+	res := validateArguments(entry, call)
+	p.endStage(span, res, nil)
+	if res != nil {
 		return res, nil
 	}
-	if res, err := p.approvalGate(ctx, entry, call, st); res != nil || err != nil {
+	if res, err := p.tracedApproval(ctx, entry, call, st); res != nil || err != nil {
 		return res, err
 	}
-	res, err := p.dispatch(ctx, entry, call)
-	if err != nil || res.IsError {
-		return res, err
+	sctx, span := p.stage(ctx, "mcpgate.dispatch")
+	res, err := p.dispatch(sctx, entry, call)
+	if err == nil && !res.IsError {
+		res = checkOutput(entry, res)
 	}
-	return checkOutput(entry, res), nil
+	p.endStage(span, res, err)
+	return res, err
+}
+
+// tracedAttachments runs the attachments stage, in a span when the
+// arguments may hand files.
+func (p *Pipeline) tracedAttachments(ctx context.Context, call *mcpgate.Call) error {
+	if !p.traced || !bytes.Contains(call.Arguments, attachmentsMarker) {
+		return p.attachments(ctx, call)
+	}
+	ctx, span := p.stage(ctx, "mcpgate.attachments")
+	err := p.attachments(ctx, call)
+	span.End(err)
+	return err
+}
+
+// tracedApproval runs the approval gate, in a span when the tool needs
+// approval.
+func (p *Pipeline) tracedApproval(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
+	if !p.traced || !e.Skill.NeedsApproval(e.Tool) {
+		return p.approvalGate(ctx, e, call, st)
+	}
+	ctx, span := p.stage(ctx, "mcpgate.approval")
+	res, err := p.approvalGate(ctx, e, call, st)
+	p.endStage(span, res, err)
+	return res, err
 }
 
 // resolve finds the call's tool in the agent's table.
@@ -225,12 +291,10 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 // callBackend runs the call on backend in a span of its own, whose trace
 // context the backend passes on.
 func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
-	if _, off := p.opts.Tracer.(mcpgate.NopTracer); off {
+	if !p.traced {
 		return checkedCall(ctx, backend, call)
 	}
-	ctx, span := p.opts.Tracer.Start(ctx, "backend "+string(e.Skill.Kind),
-		slog.String("mcpgate.skill.kind", string(e.Skill.Kind)), slog.String("mcpgate.skill.name", e.Skill.Name),
-		slog.String("gen_ai.tool.name", e.Name))
+	ctx, span := p.opts.Tracer.Start(ctx, backendSpanName(e.Skill.Kind), backendAttrs(e)...)
 	call.Trace.Parent, call.Trace.State = p.opts.Tracer.Traceparent(ctx)
 	res, err := checkedCall(ctx, backend, call)
 	if err == nil && res.IsError {
@@ -238,6 +302,55 @@ func (p *Pipeline) callBackend(ctx context.Context, backend mcpgate.Backend, e *
 	}
 	span.End(err)
 	return res, err
+}
+
+// backendSpanName names a backend call's span after its skill's kind.
+func backendSpanName(kind mcpgate.SkillKind) string {
+	switch kind {
+	case mcpgate.SkillREST:
+		return "backend rest"
+	case mcpgate.SkillMCP:
+		return "backend mcp"
+	case mcpgate.SkillAgent:
+		return "backend agent"
+	}
+	return "backend " + string(kind)
+}
+
+// backendAttrs are the attributes of a backend call's span: a client
+// span naming the skill and tool, with the HTTP method of a REST tool and
+// the MCP method of a relayed one.
+func backendAttrs(e *registry.Entry) []slog.Attr {
+	attrs := []slog.Attr{
+		slog.String(mcpgate.SpanKindKey, mcpgate.SpanClient),
+		slog.String("mcpgate.skill.kind", string(e.Skill.Kind)), slog.String("mcpgate.skill.name", e.Skill.Name),
+		slog.String("gen_ai.tool.name", e.Name),
+	}
+	switch {
+	case e.Skill.Kind == mcpgate.SkillMCP:
+		attrs = append(attrs, slog.String("mcp.method.name", "tools/call"))
+	case e.Tool.Request != nil && e.Tool.Request.Method != "":
+		attrs = append(attrs, slog.String("http.request.method", e.Tool.Request.Method))
+	}
+	return appendServer(attrs, e.Skill)
+}
+
+// appendServer adds server.address and server.port of the skill's URL,
+// when it has one (never its user info or path).
+func appendServer(attrs []slog.Attr, sk *mcpgate.Skill) []slog.Attr {
+	raw := sk.URL
+	if sk.Kind == mcpgate.SkillREST {
+		raw = sk.BaseURL
+	}
+	u, err := url.Parse(raw)
+	if raw == "" || err != nil || u.Hostname() == "" {
+		return attrs
+	}
+	attrs = append(attrs, slog.String("server.address", u.Hostname()))
+	if port, err := strconv.Atoi(u.Port()); err == nil {
+		attrs = append(attrs, slog.Int("server.port", port))
+	}
+	return attrs
 }
 
 // checkedCall runs the call on backend, which must return a result or

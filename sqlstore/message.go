@@ -23,6 +23,14 @@ import (
 
 const messageColumns = `id, seq, channel_id, agent_id, skill, type, in_reply_to, sender, body, tool, arguments, created_at`
 
+// storedBody is what a message's body column holds: its body and, for a
+// chat_message of a traced call, its trace context, which needs no column
+// of its own (workers get it with the message; nothing queries it).
+type storedBody struct {
+	mcpgate.MessageBody
+	Trace mcpgate.TraceContext `json:"_trace,omitzero"`
+}
+
 // DefaultListLimit is how many messages ListMessages returns when asked for
 // a limit of zero or less.
 const DefaultListLimit = 100
@@ -68,7 +76,7 @@ func prepareMessage(m *mcpgate.Message) ([]byte, error) {
 	default:
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "unknown message type %q", m.Type)
 	}
-	body, err := json.Marshal(m.Body)
+	body, err := json.Marshal(storedBody{m.Body, m.Trace})
 	if err != nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "message body: %v", err)
 	}
@@ -184,9 +192,11 @@ func scanMessage(row scanner) (*mcpgate.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(body), &m.Body); err != nil {
+	var sb storedBody
+	if err := json.Unmarshal([]byte(body), &sb); err != nil {
 		return nil, fmt.Errorf("message %s: body: %w", m.ID, err)
 	}
+	m.Body, m.Trace = sb.MessageBody, sb.Trace
 	m.Type, m.InReplyTo, m.Tool, m.CreatedAt = mcpgate.MessageType(typ), inReplyTo.String, tool.String, fromMicros(created)
 	if args.Valid {
 		m.Arguments = json.RawMessage(args.String)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -73,7 +74,8 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	if n == nil {
 		n = mcpgate.NopNotifier{}
 	}
-	raw, err := s.request(ctx, "tools/call", callParams(name, call.Arguments, token, call.Trace), n, token)
+	opts := tracedOptions(n, token, call.Trace)
+	raw, err := s.cs.Call(ctx, "tools/call", callParams(name, call.Arguments, token, call.Trace), opts)
 	if err != nil {
 		return nil, s, err
 	}
@@ -121,17 +123,38 @@ func isError(raw json.RawMessage) bool {
 // request's progress (with token) and log messages go to n, when not nil,
 // in order and before the result, and so does a pause of its stream.
 func (s *session) request(ctx context.Context, method string, params json.RawMessage, n mcpgate.Notifier, token string) (json.RawMessage, error) {
-	var opts *mcpclient.CallOptions
-	if n != nil {
-		opts = &mcpclient.CallOptions{
-			ProgressToken: token,
-			Notify:        func(method string, params json.RawMessage) { notify(n, token, method, params) },
-		}
-		if p, ok := n.(pauser); ok {
-			opts.Paused = p.PauseStream
-		}
+	return s.cs.Call(ctx, method, params, callOptions(n, token))
+}
+
+// callOptions are the options of a request whose progress (with token)
+// and log messages go to n; nil when n is.
+func callOptions(n mcpgate.Notifier, token string) *mcpclient.CallOptions {
+	if n == nil {
+		return nil
 	}
-	return s.cs.Call(ctx, method, params, opts)
+	opts := &mcpclient.CallOptions{
+		ProgressToken: token,
+		Notify:        func(method string, params json.RawMessage) { notify(n, token, method, params) },
+	}
+	if p, ok := n.(pauser); ok {
+		opts.Paused = p.PauseStream
+	}
+	return opts
+}
+
+// tracedOptions are callOptions sending the W3C trace context, when there
+// is one, as HTTP headers.
+func tracedOptions(n mcpgate.Notifier, token string, tc mcpgate.TraceContext) *mcpclient.CallOptions {
+	opts := callOptions(n, token)
+	if tc.Parent == "" {
+		return opts
+	}
+	if opts == nil {
+		opts = &mcpclient.CallOptions{}
+	}
+	opts.Header = http.Header{}
+	tc.SetHeaders(opts.Header.Set)
+	return opts
 }
 
 // pauser is a Notifier whose client can be asked to come back for the rest

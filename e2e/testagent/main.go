@@ -1,5 +1,6 @@
 // Command testagent is an agent worker for the end-to-end tests, built on
-// agentkit: it prints "got <message id>" on stdout for each chat message,
+// agentkit: it prints "got <message id>" on stdout for each chat message
+// (and "trace <message id> <traceparent>" when the message has one),
 // then with -mode echo replies with the text it got, and with -mode stall
 // sends one delta and waits until the caller cancels, printing
 // "cancelled <message id>", never replying.
@@ -27,6 +28,9 @@ func main() {
 	w := agentkit.New(agentkit.Options{URL: *url, Key: os.Getenv("MCPGATE_AGENT_KEY"), Concurrency: *concurrency, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	w.Handle(func(ctx context.Context, req *agentkit.Request) error {
 		fmt.Println("got", req.ID())
+		if tp := req.Trace().Parent; tp != "" {
+			fmt.Println("trace", req.ID(), tp)
+		}
 		if *mode == "echo" {
 			return req.Reply(ctx, agentkit.Text("echo: "+req.Text()))
 		}

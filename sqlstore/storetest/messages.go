@@ -98,6 +98,7 @@ func testPostAndList(t *testing.T, s mcpgate.Store) {
 			Attachments: []mcpgate.Attachment{{FileID: "file_1", Name: "a.csv", MimeType: "text/csv", Size: 12}},
 		},
 		Tool: "forecast", Arguments: json.RawMessage(`{"days":3}`), CreatedAt: created,
+		Trace: mcpgate.TraceContext{Parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", State: "vendor=x"},
 	}
 	must(t, s.PostMessage(ctx, chat))
 	mustEqual(t, "agent and skill from the channel", []string{chat.AgentID, chat.Skill}, []string{"weather", "chat"})
