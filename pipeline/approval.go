@@ -69,14 +69,28 @@ func (p *Pipeline) approvalGate(ctx context.Context, e *registry.Entry, call *mc
 		p.withdraw(ctx, a, st)
 		return nil, err
 	}
-	return p.decided(e, call, st, a)
+	if res, err := p.decided(e, call, st, a); res != nil || err != nil {
+		return res, err
+	}
+	return nil, p.resign(ctx, call)
+}
+
+// resign signs the attachments of an approved call anew, after its
+// arguments were set to the approved ones: the URLs signed before the wait
+// may have expired, and the files are checked again.
+func (p *Pipeline) resign(ctx context.Context, call *mcpgate.Call) error {
+	if len(call.Attachments) == 0 {
+		return nil
+	}
+	call.Attachments = nil
+	return p.attachments(ctx, call)
 }
 
 // askApproval returns the approval the call waits on: for a retry with
 // the same idempotency key and arguments, the one its first try asked for
 // while it is pending or approved; otherwise a new one.
 func (p *Pipeline) askApproval(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Approval, error) {
-	canon, err := mcpgate.CanonicalJSON(call.Arguments)
+	canon, err := mcpgate.CanonicalJSON(callerArguments(st))
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +112,15 @@ func (p *Pipeline) askApproval(ctx context.Context, e *registry.Entry, call *mcp
 		p.opts.ApprovalEvents.ApprovalRequested(a)
 	}
 	return a, nil
+}
+
+// callerArguments are the arguments the approval binds: the caller's,
+// hashed as the idempotency stage hashes them, absent ones as {}.
+func callerArguments(st *callState) []byte {
+	if len(st.args) == 0 || string(st.args) == "null" {
+		return []byte("{}")
+	}
+	return st.args
 }
 
 // attachable returns the pending or approved approval an earlier try of

@@ -94,6 +94,13 @@ func (s *memSignals) Watch(ctx context.Context, topic string) <-chan struct{} {
 	return c
 }
 
+// watchers counts the waiters of topic so far.
+func (s *memSignals) watchers(topic string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiters[topic])
+}
+
 func (s *memSignals) Signal(_ context.Context, topic string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
