@@ -50,12 +50,21 @@ const storedPoll = 200 * time.Millisecond
 const approvalProgressEvery = 10 * time.Second
 
 // approvalGate holds a call whose tool needs approval until a reviewer
-// decides. It returns nil when the call may run, with call.Arguments set
+// decides, or, for a skill with approval: caller whose client can be
+// asked, until the calling user confirms it. It returns nil when the call may run, with call.Arguments set
 // to the approved ones, or the result that answers it: rejected, expired,
 // or refused when the gateway keeps no approvals.
 func (p *Pipeline) approvalGate(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
 	if !e.Skill.NeedsApproval(e.Tool) {
 		return nil, nil
+	}
+	if e.Skill.AsksCaller() {
+		if res, asked, err := p.askCaller(ctx, e, call, st); res != nil || err != nil {
+			return res, err
+		} else if asked {
+			call.Arguments = callerArguments(st)
+			return nil, p.resign(ctx, call)
+		}
 	}
 	if p.opts.Approvals == nil {
 		return mcpgate.ErrorResult("Tool %s needs human approval (its skill %q sets auto_approve: false), and this gateway has no approval gate; the call was not made.", e.Name, e.Skill.Name), nil
