@@ -39,17 +39,19 @@ func (s *Server) handleApprovalList(w http.ResponseWriter, r *http.Request, c *c
 	if f.Limit, err = queryLimit(q.Get("limit")); err != nil {
 		return err
 	}
+	if !c.isAdmin() {
+		if f.Scopes, err = s.reviewScopes(r.Context(), c); err != nil {
+			return err
+		}
+	}
 	list, err := s.opts.Store.ListApprovals(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	out := []*mcpgate.Approval{}
-	for _, a := range list {
-		if s.canReview(r.Context(), c, a) {
-			out = append(out, a)
-		}
+	if list == nil {
+		list = []*mcpgate.Approval{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": out})
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
 	return nil
 }
 
@@ -98,6 +100,37 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, c *caller, state
 	}
 	writeJSON(w, http.StatusOK, a)
 	return nil
+}
+
+// reviewScopes names the skills whose approvals a user who is no admin
+// may decide: every skill of the agents it owns, and the skills that name
+// it among their approvers. The store lists only those, so that a limit
+// counts the caller's approvals, not everyone's.
+func (s *Server) reviewScopes(ctx context.Context, c *caller) ([]mcpgate.ApprovalScope, error) {
+	scopes := []mcpgate.ApprovalScope{}
+	if c.cred.Kind == mcpgate.CredentialAgentKey || c.user == nil {
+		return scopes, nil
+	}
+	agents, err := s.opts.Store.ListAgents(ctx, mcpgate.AgentFilter{})
+	if err != nil {
+		return nil, err
+	}
+	for _, ag := range agents {
+		if ag.OwnerID == c.user.ID {
+			scopes = append(scopes, mcpgate.ApprovalScope{AgentID: ag.ID})
+			continue
+		}
+		skills, err := s.opts.Store.ListSkills(ctx, ag.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, sk := range skills {
+			if slices.Contains(sk.Approvers, c.user.Name) {
+				scopes = append(scopes, mcpgate.ApprovalScope{AgentID: ag.ID, Skill: sk.Name})
+			}
+		}
+	}
+	return scopes, nil
 }
 
 // canReview reports whether c may see and decide a: admins always, the

@@ -174,7 +174,7 @@ func (p *Pipeline) awaitDecision(ctx context.Context, e *registry.Entry, call *m
 		}
 		if now := p.opts.Now(); now.Sub(lastReport) >= approvalProgressEvery {
 			lastReport = now
-			call.Notifier.Progress(0, 0, p.waitingMessage(e, a))
+			call.Notifier.Progress(waitedFraction(a, now), 0, p.waitingMessage(e, a))
 		}
 		select {
 		case <-ctx.Done():
@@ -185,6 +185,19 @@ func (p *Pipeline) awaitDecision(ctx context.Context, e *registry.Entry, call *m
 			return p.expire(ctx, a)
 		}
 	}
+}
+
+// waitedFraction is the progress a waiting call reports: the share of its
+// wait that has passed, from 0 up to 1 at the deadline. It grows with each
+// report, as progress must, and stays below the 1 of "done" that the
+// pipeline reports after the backend answers.
+func waitedFraction(a *mcpgate.Approval, now time.Time) float64 {
+	wait := a.Deadline.Sub(a.RequestedAt)
+	if wait <= 0 {
+		return 0
+	}
+	f := float64(now.Sub(a.RequestedAt)) / float64(wait)
+	return min(max(f, 0), 0.999)
 }
 
 // expire marks a expired, or returns the decision that came first.
