@@ -64,17 +64,7 @@ type ApprovalFilter struct {
 	AgentID string
 	// OwnerID keeps the approvals of agents the user owns.
 	OwnerID string
-	// Scopes, when not nil, keeps the approvals of these skills only (the
-	// ones a reviewer may decide); an empty list keeps none.
-	Scopes []ApprovalScope
-	Limit  int // 0 means 100; at most 1000
-}
-
-// ApprovalScope names the approvals of one skill of an agent, or of all
-// the agent's skills when Skill is empty.
-type ApprovalScope struct {
-	AgentID string
-	Skill   string
+	Limit   int // 0 means 100; at most 1000
 }
 
 // Decision is a reviewer's answer to an approval, or the gateway's

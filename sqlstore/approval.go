@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"time"
 
@@ -69,7 +68,6 @@ func (s *Store) ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]
 	if f.OwnerID != "" {
 		w.cond("agent_id IN (SELECT id FROM agents WHERE owner_id = $%d)", f.OwnerID)
 	}
-	w.scopes(f.Scopes)
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
@@ -80,27 +78,6 @@ func (s *Store) ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]
 		return nil, fmt.Errorf("list approvals: %w", err)
 	}
 	return collect(rows, scanApproval)
-}
-
-// scopes keeps the approvals of the scopes' skills when scopes is not nil.
-func (w *where) scopes(scopes []mcpgate.ApprovalScope) {
-	if scopes == nil {
-		return
-	}
-	if len(scopes) == 0 {
-		w.conds = append(w.conds, "1 = 0")
-		return
-	}
-	ors := make([]string, len(scopes))
-	for i, sc := range scopes {
-		w.args = append(w.args, sc.AgentID)
-		ors[i] = fmt.Sprintf("agent_id = $%d", len(w.args))
-		if sc.Skill != "" {
-			w.args = append(w.args, sc.Skill)
-			ors[i] = fmt.Sprintf("(%s AND skill = $%d)", ors[i], len(w.args))
-		}
-	}
-	w.conds = append(w.conds, "("+strings.Join(ors, " OR ")+")")
 }
 
 // DecideApproval moves a pending approval to d.State; the first decision

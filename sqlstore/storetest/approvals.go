@@ -123,9 +123,6 @@ func testApprovalList(t *testing.T, s mcpgate.Store) {
 	mustEqual(t, "agent", ids(mcpgate.ApprovalFilter{AgentID: "weather"}), []string{a2.ID, a1.ID})
 	mustEqual(t, "owner", ids(mcpgate.ApprovalFilter{OwnerID: u.ID, State: mcpgate.ApprovalApproved}), []string{a1.ID})
 	mustEqual(t, "limit", ids(mcpgate.ApprovalFilter{Limit: 1}), []string{a3.ID})
-	mustEqual(t, "no scopes", ids(mcpgate.ApprovalFilter{Scopes: []mcpgate.ApprovalScope{}}), []string{})
-	mustEqual(t, "agent scope", ids(mcpgate.ApprovalFilter{Scopes: []mcpgate.ApprovalScope{{AgentID: "other"}}}), []string{a3.ID})
-	mustEqual(t, "skill scopes", ids(mcpgate.ApprovalFilter{Scopes: []mcpgate.ApprovalScope{{AgentID: "weather", Skill: "files"}, {AgentID: "other", Skill: "nope"}}, Limit: 1}), []string{a2.ID})
 }
 
 func testApprovalByKey(t *testing.T, s mcpgate.Store) {
