@@ -88,6 +88,12 @@ type ApprovalStore interface {
 	FindApprovalByKey(ctx context.Context, identity, agentID, key string) (*Approval, error)
 	// ListApprovals returns the approvals f selects, newest first.
 	ListApprovals(ctx context.Context, f ApprovalFilter) ([]*Approval, error)
+	// ListReviewableApprovals returns the approvals f selects that user
+	// userID may decide as a reviewer, newest first: those of the agents
+	// it owns and those of the skills that name it among their Approvers.
+	// It knows nothing of admins, who may decide every approval
+	// (ListApprovals); an unknown user has none.
+	ListReviewableApprovals(ctx context.Context, userID string, f ApprovalFilter) ([]*Approval, error)
 	// DecideApproval moves a pending approval to d.State in one
 	// conditional update, so that the first decision wins on every
 	// replica, and returns the decided row. ECONFLICT (with the row as it

@@ -79,6 +79,9 @@ type CallStore interface {
 	// of the next page ("" after the last). Returns EINVALID for a
 	// malformed cursor.
 	ListCalls(ctx context.Context, f CallFilter) ([]*CallRecord, string, error)
+	// CountCalls returns how many calls f selects, in one query, ignoring
+	// its Cursor and Limit.
+	CountCalls(ctx context.Context, f CallFilter) (int, error)
 	// FindCall returns one call; ENOTFOUND if unknown.
 	FindCall(ctx context.Context, id string) (*CallRecord, error)
 	// DeleteCallsBefore deletes at most limit calls older than t and

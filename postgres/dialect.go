@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -32,6 +33,11 @@ func (dialect) Violation(err error) sqlstore.Violation {
 		return sqlstore.Violation{Kind: sqlstore.ForeignKeyViolation}
 	}
 	return sqlstore.Violation{}
+}
+
+// JSONListHolds asks whether the array contains a one-string array.
+func (dialect) JSONListHolds(doc, key, value string) string {
+	return fmt.Sprintf("((%s)::jsonb -> '%s') @> jsonb_build_array((%s)::text)", doc, key, value)
 }
 
 // detailColumns reads the column names out of a unique violation's detail.

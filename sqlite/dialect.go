@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/mcpgate/mcpgate/sqlstore"
@@ -27,6 +28,11 @@ func (dialect) Violation(err error) sqlstore.Violation {
 		return sqlstore.Violation{Kind: sqlstore.ForeignKeyViolation}
 	}
 	return sqlstore.Violation{}
+}
+
+// JSONListHolds looks through the array with json_each.
+func (dialect) JSONListHolds(doc, key, value string) string {
+	return fmt.Sprintf("EXISTS (SELECT 1 FROM json_each(%s, '$.%s') AS j WHERE j.value = %s)", doc, key, value)
 }
 
 // uniqueColumns reads the column names out of a unique constraint's

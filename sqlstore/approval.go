@@ -62,13 +62,37 @@ func approvalFound(a *mcpgate.Approval, err error, what string) (*mcpgate.Approv
 
 // ListApprovals returns the approvals f selects, newest first.
 func (s *Store) ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
+	return s.listApprovals(ctx, approvalWhere(f), f.Limit)
+}
+
+// ListReviewableApprovals returns the approvals f selects that user userID
+// may decide, newest first: of the agents it owns, and of the skills whose
+// approvers name it.
+func (s *Store) ListReviewableApprovals(ctx context.Context, userID string, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
+	w := approvalWhere(f)
+	w.args = append(w.args, userID)
+	n := len(w.args)
+	w.conds = append(w.conds, fmt.Sprintf(`(agent_id IN (SELECT id FROM agents WHERE owner_id = $%d)
+		OR EXISTS (SELECT 1 FROM skills s JOIN users u ON u.id = $%d
+			WHERE s.agent_id = approvals.agent_id AND s.name = approvals.skill AND %s))`,
+		n, n, s.d.JSONListHolds("s.spec", "approvers", "u.name")))
+	return s.listApprovals(ctx, w, f.Limit)
+}
+
+// approvalWhere turns a filter into a WHERE clause.
+func approvalWhere(f mcpgate.ApprovalFilter) *where {
 	w := &where{}
 	w.equal("state", string(f.State))
 	w.equal("agent_id", f.AgentID)
 	if f.OwnerID != "" {
 		w.cond("agent_id IN (SELECT id FROM agents WHERE owner_id = $%d)", f.OwnerID)
 	}
-	limit := f.Limit
+	return w
+}
+
+// listApprovals returns the approvals w selects, newest first, at most
+// limit (0 means 100; at most 1000).
+func (s *Store) listApprovals(ctx context.Context, w *where, limit int) ([]*mcpgate.Approval, error) {
 	if limit <= 0 {
 		limit = 100
 	}

@@ -99,6 +99,21 @@ func (s *Store) ListCalls(ctx context.Context, f mcpgate.CallFilter) ([]*mcpgate
 	return calls[:limit], encodeCallCursor(last), nil
 }
 
+// CountCalls returns how many calls f selects, in one query, ignoring its
+// Cursor and Limit.
+func (s *Store) CountCalls(ctx context.Context, f mcpgate.CallFilter) (int, error) {
+	f.Cursor = ""
+	w, err := callWhere(f)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM calls`+w.String(), w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count calls: %w", err)
+	}
+	return n, nil
+}
+
 // callWhere turns a filter into a WHERE clause.
 func callWhere(f mcpgate.CallFilter) (*where, error) {
 	w := &where{}

@@ -3,11 +3,16 @@ package sqlstore
 import "slices"
 
 // Dialect is what differs between the engines under a Store once the SQL is
-// the same: how each reports a violated constraint.
+// the same: how each reports a violated constraint, and how each looks
+// into a JSON document.
 type Dialect interface {
 	// Violation says which constraint err violated; its Kind is
 	// NoViolation when err is something else.
 	Violation(err error) Violation
+	// JSONListHolds returns an SQL condition that holds when the JSON
+	// object in the text expression doc has under key (a constant, never
+	// input) an array holding the string expression value.
+	JSONListHolds(doc, key, value string) string
 }
 
 // ViolationKind says which sort of constraint a statement violated.

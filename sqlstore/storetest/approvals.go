@@ -15,6 +15,7 @@ func approvalTests() []test {
 		{"DecideOnce", testApprovalDecideOnce},
 		{"ConcurrentDecisions", testApprovalConcurrent},
 		{"List", testApprovalList},
+		{"Reviewable", testApprovalReviewable},
 		{"ByKey", testApprovalByKey},
 		{"Expire", testApprovalExpire},
 	}
@@ -123,6 +124,48 @@ func testApprovalList(t *testing.T, s mcpgate.Store) {
 	mustEqual(t, "agent", ids(mcpgate.ApprovalFilter{AgentID: "weather"}), []string{a2.ID, a1.ID})
 	mustEqual(t, "owner", ids(mcpgate.ApprovalFilter{OwnerID: u.ID, State: mcpgate.ApprovalApproved}), []string{a1.ID})
 	mustEqual(t, "limit", ids(mcpgate.ApprovalFilter{Limit: 1}), []string{a3.ID})
+}
+
+// testApprovalReviewable lists for each user the approvals it may decide:
+// of the agents it owns, and of the skills naming it among their approvers
+// (a name that only contains it, or another skill's, does not count).
+func testApprovalReviewable(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	alice, bob, carol := mustUser(t, s, "alice"), mustUser(t, s, "bob"), mustUser(t, s, "carol")
+	mustUser(t, s, "bobby")
+	mustAgent(t, s, "shop", alice.ID)
+	mustAgent(t, s, "lab", carol.ID)
+	for _, sk := range []*mcpgate.Skill{
+		{AgentID: "shop", Name: "files", Kind: mcpgate.SkillMCP, Approvers: []string{"bob", "dave"}},
+		{AgentID: "shop", Name: "mail", Kind: mcpgate.SkillMCP, Approvers: []string{"bobby"}},
+		{AgentID: "lab", Name: "files", Kind: mcpgate.SkillMCP},
+	} {
+		must(t, s.PutSkill(ctx, sk))
+	}
+	t0 := time.Now()
+	files, mail, lab := newApproval("shop", "", t0), newApproval("shop", "", t0.Add(time.Second)), newApproval("lab", "", t0.Add(2*time.Second))
+	mail.Skill = "mail"
+	for _, a := range []*mcpgate.Approval{files, mail, lab} {
+		must(t, s.CreateApproval(ctx, a))
+	}
+	_, err := s.DecideApproval(ctx, files.ID, mcpgate.Decision{State: mcpgate.ApprovalApproved, Reviewer: "alice"})
+	must(t, err)
+	ids := func(userID string, f mcpgate.ApprovalFilter) []string {
+		t.Helper()
+		list, err := s.ListReviewableApprovals(ctx, userID, f)
+		must(t, err)
+		var out []string
+		for _, a := range list {
+			out = append(out, a.ID)
+		}
+		return out
+	}
+	mustEqual(t, "alice's (owner)", ids(alice.ID, mcpgate.ApprovalFilter{}), []string{mail.ID, files.ID})
+	mustEqual(t, "bob's (approver)", ids(bob.ID, mcpgate.ApprovalFilter{}), []string{files.ID})
+	mustEqual(t, "bob's pending", ids(bob.ID, mcpgate.ApprovalFilter{State: mcpgate.ApprovalPending}), []string{})
+	mustEqual(t, "carol's", ids(carol.ID, mcpgate.ApprovalFilter{}), []string{lab.ID})
+	mustEqual(t, "alice's pending", ids(alice.ID, mcpgate.ApprovalFilter{State: mcpgate.ApprovalPending, Limit: 1}), []string{mail.ID})
+	mustEqual(t, "an unknown user's", ids("usr_nobody", mcpgate.ApprovalFilter{}), []string{})
 }
 
 func testApprovalByKey(t *testing.T, s mcpgate.Store) {

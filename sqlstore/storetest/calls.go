@@ -15,6 +15,7 @@ func callTests() []test {
 		{"ListFilters", testCallListFilters},
 		{"ListPages", testCallListPages},
 		{"ListOwner", testCallListOwner},
+		{"Count", testCallCount},
 		{"BadCursor", testCallBadCursor},
 		{"DeleteBefore", testCallDeleteBefore},
 	}
@@ -157,4 +158,26 @@ func testCallDeleteBefore(t *testing.T, s mcpgate.Store) {
 	must(t, err)
 	_, err = s.FindCall(ctx, all[10].ID)
 	mustCode(t, err, mcpgate.ENOTFOUND)
+}
+
+// testCallCount counts what ListCalls would list over every page, and
+// ignores a cursor and a limit.
+func testCallCount(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "a", u.ID)
+	base := time.Now()
+	all := mustCalls(t, s, base, 700, [3]string{"a", "x", "ok"}, [3]string{"b", "y", "timeout"})
+	count := func(f mcpgate.CallFilter) int {
+		t.Helper()
+		n, err := s.CountCalls(ctx, f)
+		must(t, err)
+		return n
+	}
+	mustEqual(t, "all", count(mcpgate.CallFilter{Limit: 10, Cursor: "not a cursor"}), 1400)
+	mustEqual(t, "agent a", count(mcpgate.CallFilter{AgentID: "a"}), 700)
+	mustEqual(t, "owner", count(mcpgate.CallFilter{OwnerID: u.ID}), 700)
+	mustEqual(t, "outcome", count(mcpgate.CallFilter{Outcome: "timeout", Tool: "y"}), 700)
+	mustEqual(t, "since", count(mcpgate.CallFilter{Since: all[9].Time}), 10)
+	mustEqual(t, "none", count(mcpgate.CallFilter{UserID: "user_2"}), 0)
 }
