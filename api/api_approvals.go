@@ -13,6 +13,7 @@ import (
 type ApprovalStore interface {
 	FindApproval(ctx context.Context, id string) (*mcpgate.Approval, error)
 	ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error)
+	ListReviewableApprovals(ctx context.Context, userID string, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error)
 }
 
 // ApprovalDecider records a decision once (the first wins; a later one is
@@ -39,12 +40,7 @@ func (s *Server) handleApprovalList(w http.ResponseWriter, r *http.Request, c *c
 	if f.Limit, err = queryLimit(q.Get("limit")); err != nil {
 		return err
 	}
-	if !c.isAdmin() {
-		if f.Scopes, err = s.reviewScopes(r.Context(), c); err != nil {
-			return err
-		}
-	}
-	list, err := s.opts.Store.ListApprovals(r.Context(), f)
+	list, err := s.listReviewable(r.Context(), c, f)
 	if err != nil {
 		return err
 	}
@@ -102,35 +98,18 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, c *caller, state
 	return nil
 }
 
-// reviewScopes names the skills whose approvals a user who is no admin
-// may decide: every skill of the agents it owns, and the skills that name
-// it among their approvers. The store lists only those, so that a limit
-// counts the caller's approvals, not everyone's.
-func (s *Server) reviewScopes(ctx context.Context, c *caller) ([]mcpgate.ApprovalScope, error) {
-	scopes := []mcpgate.ApprovalScope{}
-	if c.cred.Kind == mcpgate.CredentialAgentKey || c.user == nil {
-		return scopes, nil
+// listReviewable lists the approvals f selects that c may decide: all for
+// an admin; for a user, the store selects those of its agents and of the
+// skills naming it among their approvers, so that a limit counts the
+// user's approvals, not everyone's; none for an agent key.
+func (s *Server) listReviewable(ctx context.Context, c *caller, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
+	switch {
+	case c.isAdmin():
+		return s.opts.Store.ListApprovals(ctx, f)
+	case c.cred.Kind == mcpgate.CredentialAgentKey || c.user == nil:
+		return nil, nil
 	}
-	agents, err := s.opts.Store.ListAgents(ctx, mcpgate.AgentFilter{})
-	if err != nil {
-		return nil, err
-	}
-	for _, ag := range agents {
-		if ag.OwnerID == c.user.ID {
-			scopes = append(scopes, mcpgate.ApprovalScope{AgentID: ag.ID})
-			continue
-		}
-		skills, err := s.opts.Store.ListSkills(ctx, ag.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, sk := range skills {
-			if slices.Contains(sk.Approvers, c.user.Name) {
-				scopes = append(scopes, mcpgate.ApprovalScope{AgentID: ag.ID, Skill: sk.Name})
-			}
-		}
-	}
-	return scopes, nil
+	return s.opts.Store.ListReviewableApprovals(ctx, c.user.ID, f)
 }
 
 // canReview reports whether c may see and decide a: admins always, the
