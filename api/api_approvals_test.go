@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,4 +116,22 @@ func TestApprovalsAPIListsReviewersOwn(t *testing.T) {
 		t.Fatalf("alice, shop's owner: %q, want all 4", got)
 	}
 	f.call(t, "POST", "/api/v1/approvals/"+other.ID+"/approve", f.bob, "").wantError(t, http.StatusNotFound, "not_found", "", "")
+}
+
+// TestSkillApprovalMode: /api/v1 takes approval: caller on a skill whose
+// calls need approval, returns it, and refuses it where nothing is gated.
+func TestSkillApprovalMode(t *testing.T) {
+	f := mustAPIFixture(t)
+	gated := strings.Replace(skillJSON("confirm", "wipe"), `"kind":"rest"`, `"kind":"rest","auto_approve":false,"approval":"caller"`, 1)
+	var sk mcpgate.Skill
+	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, gated).want(t, http.StatusCreated).decode(t, &sk)
+	if sk.Approval != mcpgate.ApprovalCaller || sk.AutoApprove {
+		t.Fatalf("created skill: approval %q, auto_approve %v", sk.Approval, sk.AutoApprove)
+	}
+	stored, err := f.store.FindSkill(context.Background(), "shop", "confirm")
+	if err != nil || stored.Approval != mcpgate.ApprovalCaller {
+		t.Fatalf("stored skill: %+v, %v", stored, err)
+	}
+	ungated := strings.Replace(skillJSON("loose", "wipe"), `"kind":"rest"`, `"kind":"rest","approval":"caller"`, 1)
+	f.call(t, "POST", "/api/v1/agents/shop/skills", f.alice, ungated).wantError(t, http.StatusBadRequest, "invalid", "approval", "no tool of this skill needs one")
 }
