@@ -178,7 +178,7 @@ func (p *Pipeline) awaitDecision(ctx context.Context, e *registry.Entry, call *m
 		}
 		select {
 		case <-ctx.Done():
-			return a, ctx.Err()
+			return a, mcpgate.Errorf(mcpgate.ECANCELED, "the call of tool %s was canceled while it waited for approval", e.Name)
 		case <-wake:
 		case <-poll.C:
 		case <-deadline.C:
