@@ -51,19 +51,17 @@ const approvalProgressEvery = 10 * time.Second
 
 // approvalGate holds a call whose tool needs approval until a reviewer
 // decides, or, for a skill with approval: caller whose client can be
-// asked, until the calling user confirms it. It returns nil when the call may run, with call.Arguments set
-// to the approved ones, or the result that answers it: rejected, expired,
-// or refused when the gateway keeps no approvals.
+// asked, until the calling user confirms it. It returns nil when the call
+// may run, with call.Arguments set to the approved ones (and attachments
+// signed anew), or the result that answers it: rejected, declined,
+// expired, or refused when the gateway keeps no approvals.
 func (p *Pipeline) approvalGate(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
 	if !e.Skill.NeedsApproval(e.Tool) {
 		return nil, nil
 	}
 	if e.Skill.AsksCaller() {
-		if res, asked, err := p.askCaller(ctx, e, call, st); res != nil || err != nil {
+		if res, asked, err := p.askCaller(ctx, e, call, st); asked || err != nil {
 			return res, err
-		} else if asked {
-			call.Arguments = callerArguments(st)
-			return nil, p.resign(ctx, call)
 		}
 	}
 	if p.opts.Approvals == nil {

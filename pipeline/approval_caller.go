@@ -28,8 +28,9 @@ type elicitResult struct {
 // asked is false when the client cannot be asked (no elicitation
 // capability in form mode, no stream, or it refused the request): the
 // call then goes to the reviewers. Otherwise it returns nil to run the
-// call, or the result that answers it: declined, or rejected when no
-// answer came within the skill's approval timeout.
+// call, with its arguments as the caller sent them and its attachments
+// signed anew, or the result that answers it: declined, or rejected when
+// no answer came within the skill's approval timeout.
 func (p *Pipeline) askCaller(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (res *mcpgate.Result, asked bool, err error) {
 	if call.Client == nil || !elicitsForms(call.Client.ClientCapabilities()) {
 		return nil, false, nil
@@ -53,7 +54,8 @@ func (p *Pipeline) askCaller(ctx context.Context, e *registry.Entry, call *mcpga
 		return nil, false, nil
 	}
 	if confirmed(raw) {
-		return nil, true, nil
+		call.Arguments = callerArguments(st)
+		return nil, true, p.resign(ctx, call)
 	}
 	st.rejected = true
 	return mcpgate.ErrorResult("Call to %s was declined by the caller", e.Name), true, nil

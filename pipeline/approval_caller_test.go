@@ -149,3 +149,23 @@ func TestApprovalCallerTimeout(t *testing.T) {
 		t.Fatalf("audit outcomes = %q", got)
 	}
 }
+
+// TestApprovalCallerSignsAfterConfirm: the caller is shown the file IDs it
+// sent, not signed URLs, and the backend gets URLs signed after the
+// confirmation.
+func TestApprovalCallerSignsAfterConfirm(t *testing.T) {
+	g := newCallerHarness(t, time.Minute)
+	files := &signingFiles{}
+	g.p.opts.Attachments = files
+	c := &fakeClient{caps: `{"elicitation":{"form":{}}}`, answer: `{"action":"accept","content":{"confirm":true}}`}
+	o := <-g.callerCall(context.Background(), c, `{"path":"/a","attachments":[{"file_id":"f1"}]}`)
+	if o.err != nil || o.res.IsError {
+		t.Fatalf("%+v, %v", o.res, o.err)
+	}
+	if strings.Contains(string(c.asked[0]), "sig=") {
+		t.Fatalf("the caller was shown a signed URL: %s", c.asked[0])
+	}
+	if got := g.rest.callLog(); len(got) != 1 || !strings.Contains(got[0], "sig=2") {
+		t.Fatalf("backend calls %q; want the URL signed after the confirmation (sig=2)", got)
+	}
+}
