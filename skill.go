@@ -77,6 +77,10 @@ type Skill struct {
 	AutoApprove     bool     `json:"auto_approve"`
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
 	Approvers       []string `json:"approvers,omitempty"`
+	// Approval says who confirms a gated call: ApprovalReviewers (also
+	// when empty) or ApprovalCaller, the calling user through an MCP
+	// elicitation when its client declared the capability.
+	Approval string `json:"approval,omitempty"`
 	// MaxResponseBytes caps how much of a backend response becomes the
 	// result; larger responses are cut with a note.
 	MaxResponseBytes int64     `json:"max_response_bytes,omitempty"`
@@ -136,6 +140,16 @@ func (s *Skill) NeedsApproval(t *Tool) bool {
 	}
 	return !s.AutoApprove
 }
+
+// The values of Skill.Approval.
+const (
+	ApprovalReviewers = "reviewers" // the agent's owner, the skill's approvers, admins
+	ApprovalCaller    = "caller"    // the calling user, through elicitation/create
+)
+
+// AsksCaller reports whether the skill's gated calls ask the calling user
+// to confirm them, rather than a reviewer, when the client can be asked.
+func (s *Skill) AsksCaller() bool { return s.Approval == ApprovalCaller }
 
 // ResponseLimit returns the skill's response cap, or the default.
 func (s *Skill) ResponseLimit() int64 {

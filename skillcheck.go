@@ -96,6 +96,30 @@ func (s *Skill) checkApproval(p *Problems) {
 			p.Addf(fmt.Sprintf("tools[%d].approval", i), "%q is not required or never", t.Approval)
 		}
 	}
+	s.checkApprovalMode(p)
+}
+
+// checkApprovalMode checks who confirms the skill's gated calls: a known
+// mode, and caller only when some call is gated, since it would otherwise
+// be a setting that does nothing.
+func (s *Skill) checkApprovalMode(p *Problems) {
+	switch s.Approval {
+	case "", ApprovalReviewers:
+	case ApprovalCaller:
+		if !s.gatesAny() {
+			p.Addf("approval", "caller asks the calling user to confirm calls that need approval, and no tool of this skill needs one: set auto_approve: false (or approval: required on a tool)")
+		}
+	default:
+		p.Addf("approval", "%q is not reviewers or caller", s.Approval)
+	}
+}
+
+// gatesAny reports whether any call of the skill may need approval.
+func (s *Skill) gatesAny() bool {
+	if !s.AutoApprove {
+		return true
+	}
+	return slices.ContainsFunc(s.Tools, func(t *Tool) bool { return t != nil && t.Approval == ApprovalRequired })
 }
 
 // checkOwn checks the skill's name, its response cap and its kind.

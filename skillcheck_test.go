@@ -3,6 +3,7 @@ package mcpgate_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpgate/mcpgate"
@@ -65,6 +66,34 @@ func TestJoinField(t *testing.T) {
 	for _, c := range [][3]string{{"", "name", "name"}, {"tools[0]", "", "tools[0]"}, {"tools", "[1]", "tools[1]"}, {"tools[0]", "request.path", "tools[0].request.path"}} {
 		if got := mcpgate.JoinField(c[0], c[1]); got != c[2] {
 			t.Errorf("JoinField(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+// TestSkillCheckApprovalMode: approval is reviewers or caller, and caller
+// needs some call that waits for approval.
+func TestSkillCheckApprovalMode(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		mode        string
+		autoApprove bool
+		toolMode    string
+		want        string
+	}{
+		"reviewers":             {mode: mcpgate.ApprovalReviewers, autoApprove: false},
+		"caller, skill gated":   {mode: mcpgate.ApprovalCaller, autoApprove: false},
+		"caller, tool gated":    {mode: mcpgate.ApprovalCaller, autoApprove: true, toolMode: mcpgate.ApprovalRequired},
+		"caller, nothing gated": {mode: mcpgate.ApprovalCaller, autoApprove: true, want: "no tool of this skill needs one"},
+		"unknown":               {mode: "owner", autoApprove: false, want: `"owner" is not reviewers or caller`},
+	} {
+		s := checkedSkill()
+		s.Approval, s.AutoApprove, s.Tools[0].Approval = tc.mode, tc.autoApprove, tc.toolMode
+		got := s.Check()
+		switch {
+		case tc.want == "" && len(got) != 0:
+			t.Errorf("%s: %v", name, got)
+		case tc.want != "" && (len(got) != 1 || got[0].Field != "approval" || !strings.Contains(got[0].Msg, tc.want)):
+			t.Errorf("%s: %v, want approval: %s", name, got, tc.want)
 		}
 	}
 }

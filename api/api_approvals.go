@@ -13,6 +13,7 @@ import (
 type ApprovalStore interface {
 	FindApproval(ctx context.Context, id string) (*mcpgate.Approval, error)
 	ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error)
+	ListReviewableApprovals(ctx context.Context, userID string, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error)
 }
 
 // ApprovalDecider records a decision once (the first wins; a later one is
@@ -39,17 +40,14 @@ func (s *Server) handleApprovalList(w http.ResponseWriter, r *http.Request, c *c
 	if f.Limit, err = queryLimit(q.Get("limit")); err != nil {
 		return err
 	}
-	list, err := s.opts.Store.ListApprovals(r.Context(), f)
+	list, err := s.listReviewable(r.Context(), c, f)
 	if err != nil {
 		return err
 	}
-	out := []*mcpgate.Approval{}
-	for _, a := range list {
-		if s.canReview(r.Context(), c, a) {
-			out = append(out, a)
-		}
+	if list == nil {
+		list = []*mcpgate.Approval{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": out})
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
 	return nil
 }
 
@@ -98,6 +96,20 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, c *caller, state
 	}
 	writeJSON(w, http.StatusOK, a)
 	return nil
+}
+
+// listReviewable lists the approvals f selects that c may decide: all for
+// an admin; for a user, the store selects those of its agents and of the
+// skills naming it among their approvers, so that a limit counts the
+// user's approvals, not everyone's; none for an agent key.
+func (s *Server) listReviewable(ctx context.Context, c *caller, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
+	switch {
+	case c.isAdmin():
+		return s.opts.Store.ListApprovals(ctx, f)
+	case c.cred.Kind == mcpgate.CredentialAgentKey || c.user == nil:
+		return nil, nil
+	}
+	return s.opts.Store.ListReviewableApprovals(ctx, c.user.ID, f)
 }
 
 // canReview reports whether c may see and decide a: admins always, the

@@ -22,11 +22,13 @@ type skillInput struct {
 	Timeout      mcpgate.Duration  `json:"timeout"`
 	// AutoApprove is true when absent; false makes calls wait for a
 	// reviewer (the approval gate), with ApprovalTimeout and Approvers.
-	AutoApprove      *bool            `json:"auto_approve"`
-	ApprovalTimeout  mcpgate.Duration `json:"approval_timeout"`
-	Approvers        []string         `json:"approvers"`
-	MaxResponseBytes int64            `json:"max_response_bytes"`
-	Tools            []*mcpgate.Tool  `json:"tools"`
+	AutoApprove     *bool            `json:"auto_approve"`
+	ApprovalTimeout mcpgate.Duration `json:"approval_timeout"`
+	Approvers       []string         `json:"approvers"`
+	// Approval is who confirms a gated call: reviewers or caller.
+	Approval         string          `json:"approval"`
+	MaxResponseBytes int64           `json:"max_response_bytes"`
+	Tools            []*mcpgate.Tool `json:"tools"`
 	// URL or Command, Args, Env and Cwd reach an mcp skill's upstream.
 	URL     string            `json:"url"`
 	Command string            `json:"command"`
@@ -51,7 +53,7 @@ func (in *skillInput) skill(agentID string) (*mcpgate.Skill, error) {
 	s := &mcpgate.Skill{
 		AgentID: agentID, Name: in.Name, Kind: in.Kind, Prefix: in.Prefix, BaseURL: in.BaseURL,
 		AllowPrivate: in.AllowPrivate, Headers: in.Headers, Timeout: in.Timeout, AutoApprove: true,
-		ApprovalTimeout: in.ApprovalTimeout, Approvers: in.Approvers, MaxResponseBytes: in.MaxResponseBytes, Tools: in.Tools,
+		ApprovalTimeout: in.ApprovalTimeout, Approvers: in.Approvers, Approval: in.Approval, MaxResponseBytes: in.MaxResponseBytes, Tools: in.Tools,
 		URL: in.URL, Command: in.Command, Args: in.Args, Env: in.Env, Cwd: in.Cwd,
 		Delivery: in.Delivery, PushURL: in.PushURL, PushSecret: in.PushSecret,
 		RateLimit: in.RateLimit,

@@ -298,6 +298,10 @@ func TestParseErrors(t *testing.T) {
 				`mcpgate.yaml:11: agents[0].skills[0].approvers[0]: is empty: name a user`,
 				`mcpgate.yaml:18: agents[0].skills[0].tools[0].approval: "sometimes" is not required or never`,
 			}, "\n")},
+		{"approval mode unknown", head + "        auto_approve: false\n        approval: someone\n" + oneTool,
+			`mcpgate.yaml:11: agents[0].skills[0].approval: "someone" is not reviewers or caller`},
+		{"approval caller without a gated tool", head + "        approval: caller\n" + oneTool,
+			`mcpgate.yaml:10: agents[0].skills[0].approval: caller asks the calling user to confirm calls that need approval, and no tool of this skill needs one: set auto_approve: false (or approval: required on a tool)`},
 		{"literal secret header", head + "        headers: {Authorization: Bearer abc123, X-Api-Key: abc, Accept: application/json}\n" + oneTool,
 			strings.Join([]string{
 				`mcpgate.yaml:10: agents[0].skills[0].headers.Authorization: write the secret as ${env:NAME}; it is never stored in plain text`,

@@ -9,7 +9,7 @@ import (
 // skillFields are the fields of an entry under skills.
 var skillFields = []string{
 	"name", "kind", "prefix", "base_url", "allow_private", "headers", "timeout", "auto_approve",
-	"approval_timeout", "approvers", "max_response_bytes", "tools", "openapi", "include", "exclude",
+	"approval_timeout", "approvers", "approval", "max_response_bytes", "tools", "openapi", "include", "exclude",
 	"url", "command", "args", "env", "cwd", "delivery", "push_url", "push_secret", "rate_limit",
 }
 
@@ -50,6 +50,7 @@ func (d *decoder) skill(f *fields, agentID string) (*mcpgate.Skill, []*toolAt) {
 		AutoApprove:      d.boolean(f, "auto_approve", true),
 		ApprovalTimeout:  d.duration(f, "approval_timeout"),
 		Approvers:        d.stringList(f, "approvers"),
+		Approval:         d.str(f, "approval"),
 		MaxResponseBytes: d.positiveInt(f, "max_response_bytes"),
 		RateLimit:        d.rateLimit(f),
 		Source:           mcpgate.SourceConfig,

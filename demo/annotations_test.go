@@ -54,6 +54,7 @@ func TestAnnotationsTellTheTruth(t *testing.T) {
 		{"get_weather", `{"city":"tokyo","units":"imperial"}`},
 		{"save_invoice_csv", `{"filename":"jan","rows":[{"date":"2025-01-31","vendor":"ACME","amount":99.99}]}`},
 		{"list_invoices", `{}`},
+		{"delete_invoice", `{"filename":"jan"}`},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			dir := t.TempDir()

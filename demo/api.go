@@ -33,6 +33,7 @@ func NewAPI(dataDir string) http.Handler {
 	a.route("GET /weather/{city}", a.handleWeather)
 	a.route("POST /invoices/{filename}/csv", a.handleSaveInvoice)
 	a.route("GET /invoices", a.handleListInvoices)
+	a.route("DELETE /invoices/{filename}", a.handleDeleteInvoice)
 	a.mux.HandleFunc("/", serveError(a.handleNoRoute))
 	return a.mux
 }
@@ -59,7 +60,7 @@ func serveError(h handlerFunc) http.HandlerFunc {
 // handleNoRoute answers paths and methods the API does not serve.
 func (a *api) handleNoRoute(w http.ResponseWriter, r *http.Request) error {
 	var allow []string
-	for _, m := range []string{http.MethodGet, http.MethodPost} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		if _, pattern := a.mux.Handler(probe); pattern != "/" {

@@ -1,6 +1,7 @@
 // Package demo is what `mcpgate serve --demo` sets up: a small REST API with
 // real, deterministic logic (unit and currency conversion, weather from
-// built-in data, invoice rows saved as CSV files), the REST skill that
+// built-in data, invoice rows saved as CSV files, deleted only after a
+// reviewer's approval), the REST skill that
 // serves that API as tools, and the idempotent creation of the demo user,
 // agent and API key.
 //
@@ -23,3 +24,7 @@ const (
 	SkillName = "demo"
 	KeyName   = "demo"
 )
+
+// GatedTool is the demo tool whose calls wait for a reviewer's approval,
+// so that a newcomer meets the approval gate at once.
+const GatedTool = "delete_invoice"

@@ -24,7 +24,7 @@ func Skill(baseURL string) *mcpgate.Skill {
 		AutoApprove:  true,
 		Source:       mcpgate.SourceDemo,
 		Tools: []*mcpgate.Tool{
-			convertUnitsTool(), convertCurrencyTool(), getWeatherTool(), saveInvoiceTool(), listInvoicesTool(),
+			convertUnitsTool(), convertCurrencyTool(), getWeatherTool(), saveInvoiceTool(), listInvoicesTool(), deleteInvoiceTool(),
 		},
 	}
 }
@@ -163,6 +163,30 @@ func listInvoicesTool() *mcpgate.Tool {
 		})),
 		Annotations: readOnly(),
 		Request:     &mcpgate.Request{Method: "GET", Path: "/invoices"},
+	}
+}
+
+// deleteInvoiceTool binds DELETE /invoices/{filename}. It is the demo's
+// gated tool: it destroys data, so each call waits for a reviewer
+// (approval: required), which shows a newcomer the approval gate at once.
+func deleteInvoiceTool() *mcpgate.Tool {
+	return &mcpgate.Tool{
+		Name:  GatedTool,
+		Title: "Delete a saved invoice file",
+		Description: "Delete a saved invoice CSV file by name. Each call needs approval: it waits until the agent's owner " +
+			"approves or rejects it in the dashboard (/ui/approvals/), or rejects it after 5 minutes without a decision.",
+		InputSchema: mustJSON(obj{
+			"type":                 "object",
+			"properties":           obj{"filename": obj{"type": "string", "pattern": FilenamePattern, "description": "The file's name without .csv, as list_invoices shows it."}},
+			"required":             []string{"filename"},
+			"additionalProperties": false,
+		}),
+		OutputSchema: mustJSON(objectSchema(obj{"filename": typed("string"), "path": typed("string"), "deleted": typed("boolean")})),
+		// It destroys a file. Deleting it again changes nothing more, but
+		// answers deleted: false, so the same call twice is not the same.
+		Annotations: mustJSON(obj{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}),
+		Approval:    mcpgate.ApprovalRequired,
+		Request:     &mcpgate.Request{Method: "DELETE", Path: "/invoices/{filename}"},
 	}
 }
 

@@ -24,12 +24,20 @@ func TestSkillIsValid(t *testing.T) {
 			t.Errorf("tool %s lacks a title, description, annotations or request", tool.Name)
 		}
 	}
-	want := []string{"convert_units", "convert_currency", "get_weather", "save_invoice_csv", "list_invoices"}
+	want := []string{"convert_units", "convert_currency", "get_weather", "save_invoice_csv", "list_invoices", "delete_invoice"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	if s.Source != mcpgate.SourceDemo || !s.AllowPrivate || !s.AutoApprove || s.AgentID != AgentID {
 		t.Errorf("skill settings %+v", s)
+	}
+	for _, tool := range s.Tools { // one tool that changes data shows the approval gate
+		if gated := tool.Name == "delete_invoice"; s.NeedsApproval(tool) != gated {
+			t.Errorf("tool %s needs approval: %v, want %v", tool.Name, !gated, gated)
+		}
+	}
+	if p := s.Check(); len(p) != 0 {
+		t.Errorf("the demo skill's checks: %v", p)
 	}
 }
 
@@ -48,6 +56,7 @@ func TestSkillSchemasAcceptTheAPI(t *testing.T) {
 		{"save_invoice_csv", `{"filename":"q1","rows":[{"date":"2025-01-05","vendor":"v","amount":2}]}`,
 			"POST", "/invoices/q1/csv", `{"rows":[{"date":"2025-01-05","vendor":"v","amount":2}]}`},
 		{"list_invoices", `{}`, "GET", "/invoices", ""},
+		{"delete_invoice", `{"filename":"q1"}`, "DELETE", "/invoices/q1", ""},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			tool := tools[c.tool]

@@ -33,6 +33,7 @@ func TestToolsThroughTheRESTBackend(t *testing.T) {
 		{"get_weather", `{"city":"tokyo","units":"imperial"}`, `"temperature_unit":"°F"`},
 		{"save_invoice_csv", `{"filename":"jan","rows":[{"date":"2025-01-31","vendor":"ACME","amount":99.99}]}`, `"total":99.99`},
 		{"list_invoices", `{}`, `"count":1`},
+		{"delete_invoice", `{"filename":"nope"}`, `"deleted":false`},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			tool := findTool(t, skill, c.tool)

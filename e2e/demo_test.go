@@ -37,6 +37,7 @@ func TestDemo(t *testing.T) {
 	checkDemoSession(t, rep)
 	checkDemoAnnotations(t, rep)
 	checkDemoCalls(t, rep, dataDir)
+	checkDemoGate(t, g, url, key)
 
 	t.Run("curl lines from the banner", func(t *testing.T) {
 		out := runCurlLines(t, banner)
@@ -58,7 +59,7 @@ func TestDemo(t *testing.T) {
 	}
 	rep2, ok := runClient(t, clientPlan{URL: g2.URL + "/demo/mcp", Headers: bearer(key),
 		Calls: []clientCall{{Name: "list_invoices"}, {Name: "orders", Arguments: map[string]any{"message": "columns"}}}})
-	if !ok || len(rep2.Tools) != 7 {
+	if !ok || len(rep2.Tools) != 8 { // 8 since delete_invoice, the demo's gated tool
 		t.Fatalf("after restart: ok=%v tools=%d err=%+v", ok, len(rep2.Tools), rep2.Error)
 	}
 	if got := rep2.Calls[0].Result.StructuredContent["count"]; got != 1.0 {
@@ -91,8 +92,10 @@ func checkDemoSession(t *testing.T, rep *clientReport) {
 	if rep.Server.ProtocolVersion != "2025-11-25" || rep.Server.SessionID == "" {
 		t.Errorf("server = %+v, want protocol 2025-11-25 and a session", rep.Server)
 	}
-	if len(rep.Pages) != 4 || len(rep.Tools) != 7 {
-		t.Errorf("pages = %v, want 7 tools over 4 pages of 2", rep.Pages)
+	// The demo has 8 tools since delete_invoice, which needs approval, was
+	// added to show the approval gate; they still fill 4 pages of 2.
+	if len(rep.Pages) != 4 || len(rep.Tools) != 8 {
+		t.Errorf("pages = %v, want 8 tools over 4 pages of 2", rep.Pages)
 	}
 	if rep.SessionDelete != "ok" {
 		t.Errorf("session DELETE = %v, want ok", rep.SessionDelete)
@@ -115,6 +118,7 @@ func checkDemoAnnotations(t *testing.T, rep *clientReport) {
 	want := map[string]map[string]any{
 		"convert_units": readOnly, "convert_currency": readOnly, "get_weather": readOnly, "list_invoices": readOnly, "csv_query": readOnly,
 		"save_invoice_csv": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false},
+		"delete_invoice":   {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false},
 		"orders":           nil,
 	}
 	for _, tool := range rep.Tools {
@@ -215,4 +219,26 @@ func mustMatch(t *testing.T, re *regexp.Regexp, s string) string {
 		t.Fatalf("%s not found in:\n%s", re, s)
 	}
 	return m[1]
+}
+
+// checkDemoGate calls the demo's gated tool, delete_invoice: the call
+// waits in the approvals queue until the demo user (the agent's owner)
+// rejects it, and march.csv stays for the checks after the restart.
+func checkDemoGate(t *testing.T, g *gateway, url, key string) {
+	t.Helper()
+	s := &gated{g: g, alice: key, session: openSession(t, url, bearer(key))}
+	done := make(chan *rpcResponse, 1)
+	go func() {
+		done <- s.session.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_invoice","arguments":{"filename":"march"}}}`)
+	}()
+	a := s.pending(t)
+	if a.Tool != "delete_invoice" || string(a.Arguments) != `{"filename":"march"}` {
+		t.Fatalf("pending approval %+v", a)
+	}
+	if st := s.decide(t, key, a.ID, "reject", `{"reason":"keep March"}`); st != 200 {
+		t.Fatalf("reject: %d", st)
+	}
+	if text, isErr := resultText(t, <-done); !isErr || text != "Call to delete_invoice was rejected by demo: keep March" {
+		t.Fatalf("rejected delete_invoice: %q (isError %v)", text, isErr)
+	}
 }

@@ -25,7 +25,9 @@ func TestDemoOnPostgres(t *testing.T) {
 	s := openSession(t, g.URL+"/demo/mcp", bearer(other))
 	replica := startGateway(t, env, "--data-dir", t.TempDir())
 	s.url = replica.URL + "/demo/mcp"
-	if names := s.toolNames(); len(names) != 7 {
+	// 8 tools: the demo's delete_invoice, added to show the approval gate,
+	// made it 8.
+	if names := s.toolNames(); len(names) != 8 {
 		t.Errorf("the replica serving a session opened elsewhere listed %v", names)
 	}
 	// The demo's agent worker is connected to the first gateway only: the

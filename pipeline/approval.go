@@ -50,12 +50,19 @@ const storedPoll = 200 * time.Millisecond
 const approvalProgressEvery = 10 * time.Second
 
 // approvalGate holds a call whose tool needs approval until a reviewer
-// decides. It returns nil when the call may run, with call.Arguments set
-// to the approved ones, or the result that answers it: rejected, expired,
-// or refused when the gateway keeps no approvals.
+// decides, or, for a skill with approval: caller whose client can be
+// asked, until the calling user confirms it. It returns nil when the call
+// may run, with call.Arguments set to the approved ones (and attachments
+// signed anew), or the result that answers it: rejected, declined,
+// expired, or refused when the gateway keeps no approvals.
 func (p *Pipeline) approvalGate(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
 	if !e.Skill.NeedsApproval(e.Tool) {
 		return nil, nil
+	}
+	if e.Skill.AsksCaller() {
+		if res, asked, err := p.askCaller(ctx, e, call, st); asked || err != nil {
+			return res, err
+		}
 	}
 	if p.opts.Approvals == nil {
 		return mcpgate.ErrorResult("Tool %s needs human approval (its skill %q sets auto_approve: false), and this gateway has no approval gate; the call was not made.", e.Name, e.Skill.Name), nil
@@ -69,14 +76,28 @@ func (p *Pipeline) approvalGate(ctx context.Context, e *registry.Entry, call *mc
 		p.withdraw(ctx, a, st)
 		return nil, err
 	}
-	return p.decided(e, call, st, a)
+	if res, err := p.decided(e, call, st, a); res != nil || err != nil {
+		return res, err
+	}
+	return nil, p.resign(ctx, call)
+}
+
+// resign signs the attachments of an approved call anew, after its
+// arguments were set to the approved ones: the URLs signed before the wait
+// may have expired, and the files are checked again.
+func (p *Pipeline) resign(ctx context.Context, call *mcpgate.Call) error {
+	if len(call.Attachments) == 0 {
+		return nil
+	}
+	call.Attachments = nil
+	return p.attachments(ctx, call)
 }
 
 // askApproval returns the approval the call waits on: for a retry with
 // the same idempotency key and arguments, the one its first try asked for
 // while it is pending or approved; otherwise a new one.
 func (p *Pipeline) askApproval(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Approval, error) {
-	canon, err := mcpgate.CanonicalJSON(call.Arguments)
+	canon, err := mcpgate.CanonicalJSON(callerArguments(st))
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +119,15 @@ func (p *Pipeline) askApproval(ctx context.Context, e *registry.Entry, call *mcp
 		p.opts.ApprovalEvents.ApprovalRequested(a)
 	}
 	return a, nil
+}
+
+// callerArguments are the arguments the approval binds: the caller's,
+// hashed as the idempotency stage hashes them, absent ones as {}.
+func callerArguments(st *callState) []byte {
+	if len(st.args) == 0 || string(st.args) == "null" {
+		return []byte("{}")
+	}
+	return st.args
 }
 
 // attachable returns the pending or approved approval an earlier try of
@@ -142,17 +172,30 @@ func (p *Pipeline) awaitDecision(ctx context.Context, e *registry.Entry, call *m
 		}
 		if now := p.opts.Now(); now.Sub(lastReport) >= approvalProgressEvery {
 			lastReport = now
-			call.Notifier.Progress(0, 0, p.waitingMessage(e, a))
+			call.Notifier.Progress(waitedFraction(a, now), 0, p.waitingMessage(e, a))
 		}
 		select {
 		case <-ctx.Done():
-			return a, ctx.Err()
+			return a, mcpgate.Errorf(mcpgate.ECANCELED, "the call of tool %s was canceled while it waited for approval", e.Name)
 		case <-wake:
 		case <-poll.C:
 		case <-deadline.C:
 			return p.expire(ctx, a)
 		}
 	}
+}
+
+// waitedFraction is the progress a waiting call reports: the share of its
+// wait that has passed, from 0 up to 1 at the deadline. It grows with each
+// report, as progress must, and stays below the 1 of "done" that the
+// pipeline reports after the backend answers.
+func waitedFraction(a *mcpgate.Approval, now time.Time) float64 {
+	wait := a.Deadline.Sub(a.RequestedAt)
+	if wait <= 0 {
+		return 0
+	}
+	f := float64(now.Sub(a.RequestedAt)) / float64(wait)
+	return min(max(f, 0), 0.999)
 }
 
 // expire marks a expired, or returns the decision that came first.

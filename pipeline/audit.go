@@ -20,6 +20,9 @@ type callState struct {
 	hash     string // the arguments' hash, when a key was claimed
 	replayed bool   // the result is a stored one
 	rejected bool   // a reviewer rejected the call, or no one decided in time
+	// args are the arguments as the caller sent them, without the
+	// idempotency key and before the attachments stage signs URLs.
+	args []byte
 }
 
 // audit hands the call's record, whose ID is id, to the Auditor.

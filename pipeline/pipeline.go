@@ -172,8 +172,13 @@ func (p *Pipeline) run(ctx context.Context, call *mcpgate.Call, st *callState) (
 	return p.idempotency(ctx, entry, call, st, p.execute)
 }
 
-// execute runs the stages after idempotency.
+// execute runs the stages after idempotency. The approval gate binds the
+// call to the arguments as the caller sent them (st.args, what the
+// idempotency stage hashed), not as the attachments stage rewrites them
+// with signed URLs, which differ on every try and may expire while the
+// call waits; an approved call's URLs are signed anew.
 func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
+	st.args = call.Arguments
 	if err := p.tracedAttachments(ctx, call); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ func printDemo(w io.Writer, base string, d *demo.Details) {
 	url := base + "/" + d.AgentID + "/mcp"
 	key := d.Key
 	fmt.Fprintf(w, "\nmcpgate demo is ready.\n\n  MCP URL:  %s\n  Dashboard: %s/ui/ (sign in as %s)\n", url, base, d.UserName)
+	fmt.Fprintf(w, "  Approvals: calls of %s wait for your approval at %s/ui/approvals/ (or: mcpgate approvals list)\n", demo.GatedTool, base)
 	if key != "" {
 		fmt.Fprintf(w, "  API key:  %s\n            (shown only now; make another any time with: mcpgate key create --user %s)\n", key, d.UserName)
 	} else {

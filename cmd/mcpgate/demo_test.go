@@ -44,6 +44,9 @@ func TestDemoUserIsAdmin(t *testing.T) {
 		g.mustClose(t)
 		t.Fatalf("the first banner lacks the key or the password:\n%s", banner)
 	}
+	if !strings.Contains(banner, g.URL()+"/ui/ (sign in as demo)") || !strings.Contains(banner, "calls of delete_invoice wait for your approval at "+g.URL()+"/ui/approvals/") {
+		t.Errorf("the banner lacks the dashboard or the approvals queue:\n%s", banner)
+	}
 	g.api(t, "POST", "/api/v1/agents/demo/skills", key[1], `{"name":"contacts","base_url":"https://crm.example.com/api",
 		"headers":{"Authorization":"Bearer ${env:CRM_TOKEN}"},
 		"tools":[{"name":"find_contact","input_schema":{"type":"object"},"request":{"method":"GET","path":"/contacts"}}]}`, http.StatusCreated)
