@@ -1,6 +1,10 @@
 package e2e
 
 import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -118,4 +122,35 @@ func TestAttachmentForeignFile(t *testing.T) {
 		!strings.Contains(o.Error.Message, "attachments[0].file_id") {
 		t.Fatalf("a call with bob's file by alice: %+v", o)
 	}
+}
+
+// uploadFile presigns and uploads data as the client's user with plain
+// HTTP requests and returns the file's ID.
+func uploadFile(t *testing.T, c *apiClient, name, contentType string, data []byte) string {
+	t.Helper()
+	var p struct {
+		FileID    string `json:"file_id"`
+		UploadURL string `json:"upload_url"`
+	}
+	c.mustDo("POST", "/files/presign-upload", map[string]any{"filename": name, "content_type": contentType, "size": len(data)}, http.StatusCreated, &p)
+	if status, body := rawRequest(t, "PUT", p.UploadURL, bytes.NewReader(data)); status != http.StatusOK {
+		t.Fatalf("upload: HTTP %d: %s", status, body)
+	}
+	return p.FileID
+}
+
+// TestAgentReadsAttachment: a file uploaded with plain HTTP requests and
+// handed to an agent reaches the agent worker (testagent, on agentkit) as
+// an attachment whose signed URL it reads; it answers the bytes' SHA-256.
+func TestAgentReadsAttachment(t *testing.T) {
+	g := startAgentGateway(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}})
+	startAgentWorker(t, g, "./testagent", "echo", "-mode", "echo")
+	alice := &apiClient{t: t, base: g.URL + "/api/v1", key: g.userKey}
+	data := make([]byte, 300<<10)
+	rand.Read(data)
+	id := uploadFile(t, alice, "data.bin", "application/octet-stream", data)
+	o := g.call(t, "echo", agentCall{Name: "echo", Arguments: map[string]any{
+		"message": "hash it", "attachments": []map[string]any{{"file_id": id, "filename": "renamed.bin"}}}})
+	want := fmt.Sprintf("echo: hash it\nrenamed.bin sha256 %x", sha256.Sum256(data))
+	wantText(t, o, want)
 }
