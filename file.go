@@ -60,3 +60,20 @@ type FileStore interface {
 func FileContentURL(publicURL, fileID, token string) string {
 	return publicURL + "/api/v1/files/" + fileID + "/content?token=" + token
 }
+
+// FileURIPrefix starts the URI of a file the gateway stores, in
+// resource_link blocks and resources/read: FileURIPrefix + the file's ID.
+const FileURIPrefix = "mcpgate://files/"
+
+// FileURI returns the URI of a stored file.
+func FileURI(fileID string) string { return FileURIPrefix + fileID }
+
+// FileLink returns a resource_link block to f, with its signed download
+// URL, when not empty, in _meta as "mcpgate/download_url".
+func FileLink(f *File, downloadURL string) Content {
+	c := Content{Type: "resource_link", URI: FileURI(f.ID), Name: f.Filename, MimeType: f.ContentType, Size: f.Size}
+	if downloadURL != "" {
+		c.Meta = map[string]string{"mcpgate/download_url": downloadURL}
+	}
+	return c
+}

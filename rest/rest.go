@@ -33,6 +33,11 @@ type Options struct {
 	// Guard holds the HTTP clients; default a new netguard.Guard, whose
 	// connections the Backend's calls share.
 	Guard *netguard.Guard
+	// Results, when set, keeps a successful response bigger than the
+	// skill's max_response_bytes whole as a file of the caller's user: the
+	// result then carries its first part and a resource_link. Without it
+	// such a response is cut.
+	Results ResultFiles
 }
 
 // Backend runs the tools of rest skills. It is safe for concurrent use.
@@ -41,6 +46,7 @@ type Backend struct {
 	allowPrivate bool
 	userAgent    string
 	guard        *netguard.Guard
+	results      ResultFiles
 }
 
 var _ mcpgate.Backend = (*Backend)(nil)
@@ -51,7 +57,7 @@ func New(opts *Options) *Backend {
 	if opts != nil {
 		o = *opts
 	}
-	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent, guard: o.Guard}
+	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent, guard: o.Guard, results: o.Results}
 	if b.lookup == nil {
 		b.lookup = os.LookupEnv
 	}
@@ -94,7 +100,11 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	if err != nil {
 		return failure(ctx, req.URL.Host, timeout, err)
 	}
-	return newResponse(resp, req.URL, body, truncated, limit).result(call.Tool.OutputSchema), nil
+	r := newResponse(resp, req.URL, body, truncated, limit)
+	if b.spills(call, r) {
+		return b.spill(ctx, call, resp, r), nil
+	}
+	return r.result(call.Tool.OutputSchema), nil
 }
 
 // newRequest builds the HTTP request for a call. Its errors carry a code and
@@ -183,8 +193,8 @@ func callTimeout(ctx context.Context, skill *mcpgate.Skill, tr *mcpgate.Request)
 // the buffer as it arrives.
 const maxPrealloc = 1 << 20
 
-// readLimited reads at most limit bytes of the response's body and reports
-// whether there was more.
+// readLimited reads at most limit+1 bytes of the response's body and
+// reports whether there was more than limit (newResponse keeps limit).
 func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
 	var buf bytes.Buffer
 	if n := resp.ContentLength; n > 0 {
@@ -192,7 +202,7 @@ func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
 	}
 	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	if int64(buf.Len()) > limit {
-		return buf.Bytes()[:limit], true, nil
+		return buf.Bytes(), true, nil
 	}
 	return buf.Bytes(), false, err
 }

@@ -183,7 +183,9 @@ func TestTransportErrors(t *testing.T) {
 		{"no jsonrpc member", `{"id":1,"method":"ping"}`, nil, want{status: http.StatusBadRequest, code: -32600, message: `"jsonrpc" must be "2.0"`}},
 		{"id is an object", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, nil, want{status: http.StatusBadRequest, code: -32600, message: `"id" must be a string or an integer`}},
 		{"batch on 2025-11-25", "[" + pingBody + "]", nil, want{status: http.StatusBadRequest, code: -32600, message: "batching was removed"}},
-		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"resources/list"}`, nil, want{status: http.StatusOK, code: -32601, message: "Method not found"}},
+		// prompts/list, not resources/list: every agent offers resources
+		// now (the gateway's own files, for results over the response cap).
+		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`, nil, want{status: http.StatusOK, code: -32601, message: "Method not found"}},
 		{"ping", pingBody, nil, want{status: http.StatusOK}},
 	}
 	for _, tt := range tests {

@@ -103,6 +103,7 @@ type Main struct {
 	retention      time.Duration // how long the audit log keeps calls
 	approvals      *approvalDecider
 	signer         *files.Signer // signs file URLs
+	results        *files.Results
 	tracer         mcpgate.Tracer
 	shutdownTracer func(context.Context) error // nil when tracing is off
 }
@@ -281,7 +282,7 @@ func (m *Main) wire() error {
 		Approvals: m.store, Signals: b, ApprovalEvents: hub,
 		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
-	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
+	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
 	m.mcp = m.newMCP(gw, hub)
 	m.watchGauges(met)
 	m.subscribe(hub)
