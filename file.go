@@ -52,6 +52,14 @@ type FileStore interface {
 	// when there is no such file. It is what makes an upload URL single
 	// use.
 	MoveFile(ctx context.Context, id, from, to, sha string) error
+	// SweepFiles deletes at most limit files that are due and returns
+	// them: files not ready whose ExpiresAt is before now (reservations
+	// never used, uploads never completed, failed ones), and ready files
+	// created before readyBefore (past the retention).
+	SweepFiles(ctx context.Context, now, readyBefore time.Time, limit int) ([]*File, error)
+	// FileBlobInUse reports whether a file has the SHA-256 sum, so that
+	// its blob must stay.
+	FileBlobInUse(ctx context.Context, sum string) (bool, error)
 }
 
 // FileContentURL is the presigned URL of a file's bytes, which the
