@@ -29,8 +29,9 @@ type FileKeeper interface {
 }
 
 // Results keeps tool results too big to return whole as files of the
-// caller's user (rest.ResultFiles), and reads the gateway's files back
-// for resources/read (gateway.FileReader).
+// caller's user (rest.ResultFiles), reads the gateway's files back for
+// resources/read (gateway.FileReader), and opens attachments for REST
+// multipart bodies (rest.FileOpener).
 type Results struct {
 	Files  FileKeeper
 	Blobs  Blobs
@@ -108,4 +109,15 @@ func textual(contentType string) bool {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") ||
 		mt == "application/xml" || strings.HasSuffix(mt, "+xml")
+}
+
+// OpenFile opens the bytes of a ready file of user userID, for a REST
+// request's multipart body: ENOTFOUND when it is missing, another user's
+// or not uploaded.
+func (r *Results) OpenFile(ctx context.Context, userID, fileID string) (io.ReadCloser, error) {
+	f, err := r.Files.FindFile(ctx, fileID)
+	if err != nil || f.UserID != userID || !f.Ready() {
+		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "file %q not found", fileID)
+	}
+	return r.Blobs.Open(ctx, f.SHA256)
 }

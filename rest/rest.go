@@ -33,6 +33,8 @@ type Options struct {
 	// Guard holds the HTTP clients; default a new netguard.Guard, whose
 	// connections the Backend's calls share.
 	Guard *netguard.Guard
+	// Files, when set, reads the attachments a multipart body sends.
+	Files FileOpener
 	// Results, when set, keeps a successful response bigger than the
 	// skill's max_response_bytes whole as a file of the caller's user: the
 	// result then carries its first part and a resource_link. Without it
@@ -47,6 +49,7 @@ type Backend struct {
 	userAgent    string
 	guard        *netguard.Guard
 	results      ResultFiles
+	files        FileOpener
 }
 
 var _ mcpgate.Backend = (*Backend)(nil)
@@ -57,7 +60,7 @@ func New(opts *Options) *Backend {
 	if opts != nil {
 		o = *opts
 	}
-	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent, guard: o.Guard, results: o.Results}
+	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent, guard: o.Guard, results: o.Results, files: o.Files}
 	if b.lookup == nil {
 		b.lookup = os.LookupEnv
 	}
@@ -88,6 +91,7 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	}
 	policy := netguard.Policy{AllowPrivate: b.allowPrivate || skill.AllowPrivate}
 	if err := policy.Check(req.URL); err != nil {
+		closeBody(req.Body) // a multipart body's writer waits for a reader
 		return failure(ctx, req.URL.Host, timeout, err)
 	}
 	resp, err := b.guard.Client(policy).Do(req)
@@ -131,13 +135,14 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 	if err != nil {
 		return nil, err
 	}
-	body, err := e.body(bodyMode(method, tr.Body), tr.Body)
+	body, err := b.requestBody(ctx, call, e, tr.Body, bodyMode(method, tr.Body), h)
 	if err != nil {
 		return nil, err
 	}
 	ctx = netguard.WithSecretHeaders(ctx, e.secretHeaders)
-	req, err := http.NewRequestWithContext(ctx, method, target, bodyReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil || req.URL.Host == "" || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
+		closeBody(body)
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the request URL %s is not a valid http or https URL", redactURL(target))
 	}
 	b.setDefaults(h, body != nil)
@@ -146,20 +151,36 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 	return req, nil
 }
 
+// requestBody returns the request's body, nil for none: JSON for every
+// mode but multipart, which also sets the Content-Type header.
+func (b *Backend) requestBody(ctx context.Context, call *mcpgate.Call, e *expander, rb *mcpgate.RequestBody, mode string, h http.Header) (io.Reader, error) {
+	if mode == mcpgate.BodyMultipart {
+		body, ctype, err := b.multipartBody(ctx, call, e)
+		if err == nil {
+			h.Set("Content-Type", ctype)
+		}
+		return body, err
+	}
+	raw, err := e.body(mode, rb)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return bytes.NewReader(raw), nil
+}
+
+// closeBody closes a streamed body that will not be sent.
+func closeBody(body io.Reader) {
+	if c, ok := body.(io.Closer); ok {
+		c.Close()
+	}
+}
+
 // requestMethod returns the request's method in upper case, GET by default.
 func requestMethod(tr *mcpgate.Request) string {
 	if tr.Method == "" {
 		return http.MethodGet
 	}
 	return strings.ToUpper(tr.Method)
-}
-
-// bodyReader returns a reader of body, or nil for no body.
-func bodyReader(body []byte) io.Reader {
-	if body == nil {
-		return nil
-	}
-	return bytes.NewReader(body)
 }
 
 // setDefaults sets the headers the templates left unset.

@@ -46,6 +46,9 @@ type ServeConfig struct {
 	MaxBodyBytes   int64
 	// MaxUploadBytes caps one file upload.
 	MaxUploadBytes int64
+	// FileRetention is how long an uploaded file, or a result stored as a
+	// file, is kept.
+	FileRetention time.Duration
 	PageSize       int
 	LogLevel       string
 	// LogFormat is text or json.
@@ -128,6 +131,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.AllowPrivate, "allow-private-networks", false, "let every skill reach loopback and private addresses")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", 4<<20, "largest MCP request body accepted")
 	fs.Int64Var(&c.MaxUploadBytes, "max-upload-bytes", api.DefaultMaxUploadBytes, "largest file upload accepted (stored under --data-dir/files)")
+	fs.DurationVar(&c.FileRetention, "file-retention", files.DefaultRetention, "how long uploaded files and results stored as files are kept before the sweep deletes them")
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
@@ -159,6 +163,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--max-body-bytes must be positive"
 	case c.MaxUploadBytes <= 0:
 		problem = "--max-upload-bytes must be positive"
+	case c.FileRetention <= 0:
+		problem = "--file-retention must be a positive duration such as 168h"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
 	case c.AgentHeartbeat <= 0 || c.AgentPresenceTTL <= c.AgentHeartbeat:
@@ -340,6 +346,7 @@ func (m *Main) start() {
 	m.workers.Go(func() { m.sweepSessions(ctx) })
 	m.workers.Go(func() { m.sweepGovernance(ctx, m.retention) })
 	m.workers.Go(func() { m.sweepApprovals(ctx) })
+	m.workers.Go(func() { m.fileSweeper().Run(ctx, fileSweepEvery) })
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}

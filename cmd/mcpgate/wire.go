@@ -48,7 +48,7 @@ func (m *Main) newUpstream(hub *events.Hub, guard *netguard.Guard) *upstream.Man
 func (m *Main) backends(b *bus.Bus, guard *netguard.Guard) map[mcpgate.SkillKind]mcpgate.Backend {
 	return map[mcpgate.SkillKind]mcpgate.Backend{
 		mcpgate.SkillMCP:  m.upstream,
-		mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate, Guard: guard, Results: m.fileResults()}),
+		mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate, Guard: guard, Results: m.fileResults(), Files: m.fileResults()}),
 		mcpgate.SkillAgent: agent.New(&agent.Options{
 			Bus: b, Channels: m.store, Guard: guard, LookupEnv: m.Env.LookupEnv, Logger: m.logger,
 			PresenceCheck: m.Config.AgentHeartbeat,
@@ -170,4 +170,13 @@ func (m *Main) fileResults() *files.Results {
 		m.results = &files.Results{Files: m.store, Blobs: m.blobs(), Signer: m.fileSigner(), PublicURL: m.Config.PublicURL, Max: m.Config.MaxUploadBytes}
 	}
 	return m.results
+}
+
+// fileSweepEvery is how often expired and retained-out files are swept.
+const fileSweepEvery = 10 * time.Minute
+
+// fileSweeper returns the sweeper of expired upload reservations, uploads
+// never completed and files past --file-retention.
+func (m *Main) fileSweeper() *files.Sweeper {
+	return &files.Sweeper{Files: m.store, Blobs: m.blobs(), Retention: m.Config.FileRetention, Logger: m.logger}
 }
