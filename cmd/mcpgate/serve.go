@@ -49,8 +49,8 @@ type ServeConfig struct {
 	// FileRetention is how long an uploaded file, or a result stored as a
 	// file, is kept.
 	FileRetention time.Duration
-	PageSize       int
-	LogLevel       string
+	PageSize      int
+	LogLevel      string
 	// LogFormat is text or json.
 	LogFormat string
 	// SlowCall is the duration beyond which a request's access-log line is
