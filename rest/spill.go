@@ -21,9 +21,12 @@ type ResultFiles interface {
 }
 
 // spills reports whether a successful response cut at the skill's limit
-// is stored whole as a file rather than returned cut.
+// is stored whole as a file rather than returned cut. A tool with an
+// output schema needs the whole response inline as structured content,
+// so its response is not stored.
 func (b *Backend) spills(call *mcpgate.Call, r *response) bool {
-	return b.results != nil && r.truncated && call.Caller.UserID != "" && r.status >= 200 && r.status <= 299
+	return b.results != nil && r.truncated && call.Caller.UserID != "" && r.status >= 200 && r.status <= 299 &&
+		len(call.Tool.OutputSchema) == 0
 }
 
 // spill stores the whole body, the part already read and the rest of

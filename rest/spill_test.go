@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -30,7 +31,7 @@ func (f *fakeResults) StoreResult(_ context.Context, userID, name, mimeType stri
 
 // spillCall calls a tool whose response is body (text/plain), with a
 // response cap of 100 bytes, as user.
-func spillCall(t *testing.T, results *fakeResults, user, body string) *mcpgate.Result {
+func spillCall(t *testing.T, results *fakeResults, user, body string, output ...string) *mcpgate.Result {
 	srv := mustServe(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, body)
@@ -38,6 +39,9 @@ func spillCall(t *testing.T, results *fakeResults, user, body string) *mcpgate.R
 	call := newCall(srv.URL, &mcpgate.Request{Method: "GET", Path: "/reports/big.txt"}, `{}`)
 	call.Skill.MaxResponseBytes = 100
 	call.Caller.UserID = user
+	if len(output) > 0 {
+		call.Tool.OutputSchema = json.RawMessage(output[0])
+	}
 	return mustCall(t, New(&Options{Results: results}), call)
 }
 
@@ -59,20 +63,22 @@ func TestResponseOverCapStored(t *testing.T) {
 	}
 }
 
-// TestResponseOverCapCut: without a user, or over the store's limit, the
-// response is cut as before.
+// TestResponseOverCapCut: without a user, over the store's limit, or for
+// a tool with an output schema, the response is cut as before.
 func TestResponseOverCapCut(t *testing.T) {
 	body := strings.Repeat("x", 1000)
 	for name, tc := range map[string]struct {
-		user string
-		max  int64
-		want string
+		user   string
+		max    int64
+		output []string
+		want   string
 	}{
-		"no user":   {"", 1 << 20, "[response truncated: more than 100 bytes]"},
-		"too large": {"u1", 500, "[the whole response could not be stored: more than 500 bytes]"},
+		"no user":       {"", 1 << 20, nil, "[response truncated: more than 100 bytes]"},
+		"too large":     {"u1", 500, nil, "[the whole response could not be stored: more than 500 bytes]"},
+		"output schema": {"u1", 1 << 20, []string{`{"type":"object"}`}, "[response truncated: more than 100 bytes]"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := spillCall(t, &fakeResults{max: tc.max}, tc.user, body)
+			res := spillCall(t, &fakeResults{max: tc.max}, tc.user, body, tc.output...)
 			if len(res.Content) != 1 || !strings.HasSuffix(res.Content[0].Text, tc.want) {
 				t.Fatalf("result %+v", res)
 			}
