@@ -109,7 +109,7 @@ type Content struct {
 	MimeType string            `json:"mimeType,omitempty"`
 	Size     int64             `json:"size,omitempty"`
 	Resource *ResourceContents `json:"resource,omitempty"`
-	Meta     map[string]string `json:"_meta,omitempty"`
+	Meta     json.RawMessage   `json:"_meta,omitempty"`
 }
 
 // MarshalJSON keeps "text" on text blocks even when empty.

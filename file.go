@@ -2,6 +2,7 @@ package mcpgate
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -81,7 +82,7 @@ func FileURI(fileID string) string { return FileURIPrefix + fileID }
 func FileLink(f *File, downloadURL string) Content {
 	c := Content{Type: "resource_link", URI: FileURI(f.ID), Name: f.Filename, MimeType: f.ContentType, Size: f.Size}
 	if downloadURL != "" {
-		c.Meta = map[string]string{"mcpgate/download_url": downloadURL}
+		c.Meta, _ = json.Marshal(map[string]string{"mcpgate/download_url": downloadURL})
 	}
 	return c
 }

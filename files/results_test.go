@@ -28,8 +28,10 @@ func TestResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var meta map[string]string
+	json.Unmarshal(link.Meta, &meta)
 	if link.Type != "resource_link" || !strings.HasPrefix(link.URI, mcpgate.FileURIPrefix) || link.Size != 10 ||
-		!strings.HasPrefix(link.Meta["mcpgate/download_url"], "http://127.0.0.1:1/api/v1/files/") {
+		!strings.HasPrefix(meta["mcpgate/download_url"], "http://127.0.0.1:1/api/v1/files/") {
 		t.Fatalf("link = %+v", link)
 	}
 	var got struct {
