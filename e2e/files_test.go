@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpgate/mcpgate/examples/csvagent/csvq"
 )
 
 // rawRequest sends a body (nil for none) with no key and returns the
@@ -153,4 +156,34 @@ func TestAgentReadsAttachment(t *testing.T) {
 		"message": "hash it", "attachments": []map[string]any{{"file_id": id, "filename": "renamed.bin"}}}})
 	want := fmt.Sprintf("echo: hash it\nrenamed.bin sha256 %x", sha256.Sum256(data))
 	wantText(t, o, want)
+}
+
+// TestDemoAgentReadsAttachment: `serve --demo`'s orders agent answers a
+// question about a CSV file handed to it as an attachment, which it reads
+// through the signed URL, instead of its built-in table.
+func TestDemoAgentReadsAttachment(t *testing.T) {
+	g := startGateway(t, nil, "--demo", "--data-dir", t.TempDir())
+	key := mustMatch(t, keyLine, waitFor(t, g.stdout.String, "Claude Desktop"))
+	waitFor(t, g.stderr.String, "agentkit: inbox connected") // the demo's worker
+	demo := &apiClient{t: t, base: g.URL + "/api/v1", key: key}
+	id := uploadFile(t, demo, "orders.csv", "text/csv", []byte(ordersCSV))
+
+	table, err := csvq.Load(strings.NewReader(ordersCSV), "orders.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _, err := table.Parse("total amount by region")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := table.Run(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openSession(t, g.URL+"/demo/mcp", bearer(key))
+	r := s.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"orders","arguments":{"message":"total amount by region","attachments":[{"file_id":%q}]}}}`, id))
+	var res toolResult
+	if err := json.Unmarshal(r.Result, &res); err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].Text != want.Text {
+		t.Fatalf("orders with an attachment: %v, HTTP %d %s\nwant text %q", err, r.Status, r.Body, want.Text)
+	}
 }
