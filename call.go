@@ -98,14 +98,18 @@ func ErrorResult(format string, args ...any) *Result {
 	return &Result{IsError: true, Content: []Content{TextContent(fmt.Sprintf(format, args...))}}
 }
 
-// Content is one block of a result: text, image, audio, or an embedded
-// resource.
+// Content is one block of a result: text, image, audio, an embedded
+// resource, or a resource_link (URI, Name, MimeType, Size).
 type Content struct {
 	Type     string            `json:"type"`
 	Text     string            `json:"text,omitempty"`
 	Data     string            `json:"data,omitempty"`
+	URI      string            `json:"uri,omitempty"`
+	Name     string            `json:"name,omitempty"`
 	MimeType string            `json:"mimeType,omitempty"`
+	Size     int64             `json:"size,omitempty"`
 	Resource *ResourceContents `json:"resource,omitempty"`
+	Meta     json.RawMessage   `json:"_meta,omitempty"`
 }
 
 // MarshalJSON keeps "text" on text blocks even when empty.

@@ -2,6 +2,7 @@ package mcpgate
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -52,6 +53,14 @@ type FileStore interface {
 	// when there is no such file. It is what makes an upload URL single
 	// use.
 	MoveFile(ctx context.Context, id, from, to, sha string) error
+	// SweepFiles deletes at most limit files that are due and returns
+	// them: files not ready whose ExpiresAt is before now (reservations
+	// never used, uploads never completed, failed ones), and ready files
+	// created before readyBefore (past the retention).
+	SweepFiles(ctx context.Context, now, readyBefore time.Time, limit int) ([]*File, error)
+	// FileBlobInUse reports whether a file has the SHA-256 sum, so that
+	// its blob must stay.
+	FileBlobInUse(ctx context.Context, sum string) (bool, error)
 }
 
 // FileContentURL is the presigned URL of a file's bytes, which the
@@ -59,4 +68,21 @@ type FileStore interface {
 // files.Signer).
 func FileContentURL(publicURL, fileID, token string) string {
 	return publicURL + "/api/v1/files/" + fileID + "/content?token=" + token
+}
+
+// FileURIPrefix starts the URI of a file the gateway stores, in
+// resource_link blocks and resources/read: FileURIPrefix + the file's ID.
+const FileURIPrefix = "mcpgate://files/"
+
+// FileURI returns the URI of a stored file.
+func FileURI(fileID string) string { return FileURIPrefix + fileID }
+
+// FileLink returns a resource_link block to f, with its signed download
+// URL, when not empty, in _meta as "mcpgate/download_url".
+func FileLink(f *File, downloadURL string) Content {
+	c := Content{Type: "resource_link", URI: FileURI(f.ID), Name: f.Filename, MimeType: f.ContentType, Size: f.Size}
+	if downloadURL != "" {
+		c.Meta, _ = json.Marshal(map[string]string{"mcpgate/download_url": downloadURL})
+	}
+	return c
 }

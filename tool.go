@@ -129,12 +129,17 @@ const (
 	BodyNone     = "none"     // no body
 	BodyFields   = "fields"   // the named arguments only
 	BodyTemplate = "template" // a JSON value with {name} placeholders
+	// BodyMultipart sends multipart/form-data: the arguments not used in
+	// the path, query or headers as form fields, and the call's
+	// attachments' bytes as file parts named "file".
+	BodyMultipart = "multipart"
 )
 
-// RequestBody says what a REST request sends as its JSON body. In JSON and
-// YAML it is written as "all", "none", "{name}" (one argument's value is the
-// whole body, such as an array), a list of argument names, or an object
-// template whose strings may hold {name} placeholders.
+// RequestBody says what a REST request sends as its body. In JSON and
+// YAML it is written as "all", "none", "multipart", "{name}" (one
+// argument's value is the whole body, such as an array), a list of
+// argument names, or an object template whose strings may hold {name}
+// placeholders.
 type RequestBody struct {
 	Mode     string
 	Fields   []string
@@ -163,12 +168,12 @@ func (b *RequestBody) UnmarshalJSON(data []byte) error {
 			return err
 		}
 		switch {
-		case s == BodyAll || s == BodyNone:
+		case s == BodyAll || s == BodyNone || s == BodyMultipart:
 			*b = RequestBody{Mode: s}
 		case wholeArgument.MatchString(s):
 			*b = RequestBody{Mode: BodyTemplate, Template: append(json.RawMessage(nil), trimmed...)}
 		default:
-			return fmt.Errorf("body %q: use \"all\", \"none\", \"{name}\" (one argument as the whole body), a list of argument names or an object template", s)
+			return fmt.Errorf("body %q: use \"all\", \"none\", \"multipart\", \"{name}\" (one argument as the whole body), a list of argument names or an object template", s)
 		}
 	case strings.HasPrefix(trimmed, "["):
 		var names []string

@@ -180,7 +180,7 @@ func TestParseErrors(t *testing.T) {
           - name: save
             input_schema: {type: object}
             request: {path: /x, body: some}
-`, `mcpgate.yaml:14: agents[0].skills[0].tools[0].request.body: "some": use all, none, "{name}" (one argument as the whole body), a list of argument names or a mapping as a template`},
+`, `mcpgate.yaml:14: agents[0].skills[0].tools[0].request.body: "some": use all, none, multipart, "{name}" (one argument as the whole body), a list of argument names or a mapping as a template`},
 		{"bad duration", head + `        base_url: https://api.example.com
         timeout: 30
         tools:

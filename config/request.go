@@ -48,7 +48,7 @@ func (d *decoder) body(f *fields) *mcpgate.RequestBody {
 		var b mcpgate.RequestBody
 		text, _ := json.Marshal(n.Value)
 		if err := b.UnmarshalJSON(text); err != nil {
-			d.errorf(at, field, "%q: use all, none, \"{name}\" (one argument as the whole body), a list of argument names or a mapping as a template", n.Value)
+			d.errorf(at, field, "%q: use all, none, multipart, \"{name}\" (one argument as the whole body), a list of argument names or a mapping as a template", n.Value)
 			return nil
 		}
 		return &b

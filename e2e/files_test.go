@@ -1,12 +1,19 @@
 package e2e
 
 import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpgate/mcpgate/examples/csvagent/csvq"
 )
 
 // rawRequest sends a body (nil for none) with no key and returns the
@@ -117,5 +124,66 @@ func TestAttachmentForeignFile(t *testing.T) {
 	if o.Error == nil || o.Error.Data["reason"] != "invalid_param" || o.Error.Data["status"] != 400.0 ||
 		!strings.Contains(o.Error.Message, "attachments[0].file_id") {
 		t.Fatalf("a call with bob's file by alice: %+v", o)
+	}
+}
+
+// uploadFile presigns and uploads data as the client's user with plain
+// HTTP requests and returns the file's ID.
+func uploadFile(t *testing.T, c *apiClient, name, contentType string, data []byte) string {
+	t.Helper()
+	var p struct {
+		FileID    string `json:"file_id"`
+		UploadURL string `json:"upload_url"`
+	}
+	c.mustDo("POST", "/files/presign-upload", map[string]any{"filename": name, "content_type": contentType, "size": len(data)}, http.StatusCreated, &p)
+	if status, body := rawRequest(t, "PUT", p.UploadURL, bytes.NewReader(data)); status != http.StatusOK {
+		t.Fatalf("upload: HTTP %d: %s", status, body)
+	}
+	return p.FileID
+}
+
+// TestAgentReadsAttachment: a file uploaded with plain HTTP requests and
+// handed to an agent reaches the agent worker (testagent, on agentkit) as
+// an attachment whose signed URL it reads; it answers the bytes' SHA-256.
+func TestAgentReadsAttachment(t *testing.T) {
+	g := startAgentGateway(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}})
+	startAgentWorker(t, g, "./testagent", "echo", "-mode", "echo")
+	alice := &apiClient{t: t, base: g.URL + "/api/v1", key: g.userKey}
+	data := make([]byte, 300<<10)
+	rand.Read(data)
+	id := uploadFile(t, alice, "data.bin", "application/octet-stream", data)
+	o := g.call(t, "echo", agentCall{Name: "echo", Arguments: map[string]any{
+		"message": "hash it", "attachments": []map[string]any{{"file_id": id, "filename": "renamed.bin"}}}})
+	want := fmt.Sprintf("echo: hash it\nrenamed.bin sha256 %x", sha256.Sum256(data))
+	wantText(t, o, want)
+}
+
+// TestDemoAgentReadsAttachment: `serve --demo`'s orders agent answers a
+// question about a CSV file handed to it as an attachment, which it reads
+// through the signed URL, instead of its built-in table.
+func TestDemoAgentReadsAttachment(t *testing.T) {
+	g := startGateway(t, nil, "--demo", "--data-dir", t.TempDir())
+	key := mustMatch(t, keyLine, waitFor(t, g.stdout.String, "Claude Desktop"))
+	waitFor(t, g.stderr.String, "agentkit: inbox connected") // the demo's worker
+	demo := &apiClient{t: t, base: g.URL + "/api/v1", key: key}
+	id := uploadFile(t, demo, "orders.csv", "text/csv", []byte(ordersCSV))
+
+	table, err := csvq.Load(strings.NewReader(ordersCSV), "orders.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _, err := table.Parse("total amount by region")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := table.Run(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openSession(t, g.URL+"/demo/mcp", bearer(key))
+	r := s.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"orders","arguments":{"message":"total amount by region","attachments":[{"file_id":%q}]}}}`, id))
+	var res toolResult
+	if err := json.Unmarshal(r.Result, &res); err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].Text != want.Text {
+		t.Fatalf("orders with an attachment: %v, HTTP %d %s\nwant text %q", err, r.Status, r.Body, want.Text)
 	}
 }

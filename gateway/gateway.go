@@ -10,8 +10,11 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
+	"strings"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/mcp"
@@ -38,12 +41,23 @@ type Upstreams interface {
 	Relay(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error)
 }
 
+// FileReader reads the gateway's own files as resources: results too big
+// to return whole, which a resource_link names (files.Results).
+type FileReader interface {
+	// ReadResource answers resources/read of uri (mcpgate.FileURI) for
+	// user userID; ENOTFOUND when the file is missing or not theirs.
+	ReadResource(ctx context.Context, userID, uri string) (json.RawMessage, error)
+}
+
 // Options configure a Gateway. Tables and Pipeline are required.
 type Options struct {
 	Tables   Tables
 	Pipeline Pipeline
 	// Upstreams is optional: without it, agents offer tools only.
 	Upstreams Upstreams
+	// Files is optional: with it, every agent offers resources, and
+	// resources/read of an mcpgate.FileURI reads the caller's file.
+	Files FileReader
 }
 
 // Gateway serves agents' tools, calls and relayed requests. It is safe for
@@ -52,6 +66,7 @@ type Gateway struct {
 	tables    Tables
 	pipeline  Pipeline
 	upstreams Upstreams
+	files     FileReader
 }
 
 var (
@@ -66,7 +81,7 @@ func New(opts *Options) *Gateway {
 	if opts == nil || opts.Tables == nil || opts.Pipeline == nil {
 		panic("gateway.New: Options.Tables and Options.Pipeline are required")
 	}
-	return &Gateway{tables: opts.Tables, pipeline: opts.Pipeline, upstreams: opts.Upstreams}
+	return &Gateway{tables: opts.Tables, pipeline: opts.Pipeline, upstreams: opts.Upstreams, files: opts.Files}
 }
 
 // Call runs one tools/call through the pipeline.
@@ -100,19 +115,61 @@ func (g *Gateway) MayPause(agent *mcpgate.Agent) bool {
 }
 
 // Capabilities returns what the agent's upstream servers offer besides
-// tools, which initialize advertises.
+// tools, which initialize advertises, and resources when the gateway
+// reads its own files.
 func (g *Gateway) Capabilities(ctx context.Context, agent *mcpgate.Agent) (map[string]json.RawMessage, error) {
-	if g.upstreams == nil {
-		return nil, nil
+	var caps map[string]json.RawMessage
+	if g.upstreams != nil {
+		caps = g.upstreams.Capabilities(agent.ID)
 	}
-	return g.upstreams.Capabilities(agent.ID), nil
+	if g.files != nil && caps["resources"] == nil {
+		caps = maps.Clone(caps)
+		if caps == nil {
+			caps = map[string]json.RawMessage{}
+		}
+		caps["resources"] = json.RawMessage(`{}`)
+	}
+	return caps, nil
 }
 
 // Relay passes a resources, prompts or completion request to the agent's
-// upstream servers.
+// upstream servers; resources/read of a file URI reads the gateway's file.
 func (g *Gateway) Relay(ctx context.Context, f *mcpgate.Forward) (json.RawMessage, error) {
+	if uri, ok := fileURI(f); ok && g.files != nil {
+		if f.Method != "resources/read" {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "%s is not offered for %q", f.Method, uri)
+		}
+		return g.files.ReadResource(ctx, f.Caller.UserID, uri)
+	}
 	if g.upstreams == nil {
-		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "Method not found: %q", f.Method)
+		return noUpstream(f.Method)
 	}
 	return g.upstreams.Relay(ctx, f)
+}
+
+// fileURI returns the params.uri of a resources request when it names one
+// of the gateway's files.
+func fileURI(f *mcpgate.Forward) (string, bool) {
+	if !strings.HasPrefix(f.Method, "resources/") || !bytes.Contains(f.Params, []byte(mcpgate.FileURIPrefix)) {
+		return "", false
+	}
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if json.Unmarshal(f.Params, &p) != nil || !strings.HasPrefix(p.URI, mcpgate.FileURIPrefix) {
+		return "", false
+	}
+	return p.URI, true
+}
+
+// noUpstream answers a relayed request of an agent without upstreams:
+// empty listings (the gateway's files are not listed), else not found.
+func noUpstream(method string) (json.RawMessage, error) {
+	switch method {
+	case "resources/list":
+		return json.RawMessage(`{"resources":[]}`), nil
+	case "resources/templates/list":
+		return json.RawMessage(`{"resourceTemplates":[]}`), nil
+	}
+	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "Method not found: %q", method)
 }

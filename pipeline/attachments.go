@@ -35,13 +35,26 @@ type attachmentArg struct {
 	URL         string `json:"url"`
 }
 
+// resourceLink is one entry of arguments.attachments as a relayed MCP
+// tool gets it: a resource_link content block (MCP 2025-11-25) whose uri
+// is the signed download URL, with the file's ID in _meta.
+type resourceLink struct {
+	Type     string            `json:"type"`
+	URI      string            `json:"uri"`
+	Name     string            `json:"name"`
+	MimeType string            `json:"mimeType,omitempty"`
+	Size     int64             `json:"size,omitempty"`
+	Meta     map[string]string `json:"_meta"`
+}
+
 // attachmentsMarker finds calls that may hand files without decoding the
 // others, as keyMarker does for idempotency keys.
 var attachmentsMarker = []byte(`"attachments"`)
 
 // attachments checks every file of arguments.attachments before anything
 // runs, sets call.Attachments, and rewrites the arguments' entries with
-// their sizes and signed URLs. A bad entry is EINVALIDPARAM naming its
+// their sizes and signed URLs (as resource_link blocks for a relayed MCP
+// tool). A bad entry is EINVALIDPARAM naming its
 // index.
 func (p *Pipeline) attachments(ctx context.Context, call *mcpgate.Call) error {
 	if !bytes.Contains(call.Arguments, attachmentsMarker) {
@@ -67,7 +80,20 @@ func (p *Pipeline) attachments(ctx context.Context, call *mcpgate.Call) error {
 		call.Attachments = append(call.Attachments, *a)
 		out[i] = attachmentArg{FileID: a.FileID, Filename: a.Name, ContentType: a.MimeType, Size: a.Size, URL: a.URL}
 	}
+	if call.Skill != nil && call.Skill.Kind == mcpgate.SkillMCP {
+		return setArgument(call, args, "attachments", resourceLinks(call.Attachments))
+	}
 	return setArgument(call, args, "attachments", out)
+}
+
+// resourceLinks returns the attachments as resource_link blocks.
+func resourceLinks(as []mcpgate.Attachment) []resourceLink {
+	links := make([]resourceLink, len(as))
+	for i, a := range as {
+		links[i] = resourceLink{Type: "resource_link", URI: a.URL, Name: a.Name, MimeType: a.MimeType, Size: a.Size,
+			Meta: map[string]string{"mcpgate/file_id": a.FileID}}
+	}
+	return links
 }
 
 // attachment resolves entry i.

@@ -45,6 +45,23 @@ func TestAttachments(t *testing.T) {
 	}
 }
 
+// TestAttachmentsRelayed: a relayed MCP tool gets each attachment as a
+// resource_link block whose uri is the signed URL.
+func TestAttachmentsRelayed(t *testing.T) {
+	h := newHarness(t, nil)
+	h.p.opts.Attachments = fakeFiles{}
+	h.p.opts.Backends[mcpgate.SkillMCP] = h.rest
+	c := &mcpgate.Call{Agent: &mcpgate.Agent{ID: "a1"}, ToolName: "up_ping", Arguments: []byte(`{"q":"x","attachments":[{"file_id":"f1"}]}`),
+		Caller: mcpgate.Caller{UserID: "u1"}, Notifier: mcpgate.NopNotifier{}}
+	if _, err := h.p.Call(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	want := `ping {"attachments":[{"type":"resource_link","uri":"http://127.0.0.1/f1","name":"a.txt","mimeType":"text/plain","size":5,"_meta":{"mcpgate/file_id":"f1"}}],"q":"x"}`
+	if got := h.rest.callLog(); len(got) != 1 || got[0] != want {
+		t.Fatalf("backend got %q,\nwant %q", got, want)
+	}
+}
+
 // TestAttachmentsRefused: a missing, foreign or unfinished file refuses the
 // whole call before the backend runs, naming the entry's index.
 func TestAttachmentsRefused(t *testing.T) {

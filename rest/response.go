@@ -25,15 +25,21 @@ type response struct {
 	target    *url.URL // of the call's request, before redirects
 	mediaType string   // lower case, without parameters; sniffed when absent
 	body      []byte
-	truncated bool // body is the first limit bytes of a longer one
+	truncated bool   // body is the first limit bytes of a longer one
+	read      []byte // what was read of the body: body, and one byte more when truncated
 	limit     int64
 }
 
-// newResponse describes resp, whose body has been read.
-func newResponse(resp *http.Response, target *url.URL, body []byte, truncated bool, limit int64) *response {
+// newResponse describes resp, whose body has been read: read holds up to
+// limit+1 bytes, of which the response keeps limit.
+func newResponse(resp *http.Response, target *url.URL, read []byte, truncated bool, limit int64) *response {
+	body := read
+	if int64(len(body)) > limit {
+		body = body[:limit]
+	}
 	r := &response{
 		status: resp.StatusCode, method: resp.Request.Method, url: resp.Request.URL, target: target,
-		body: body, truncated: truncated, limit: limit,
+		body: body, truncated: truncated, read: read, limit: limit,
 	}
 	r.mediaType, _, _ = mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if r.mediaType == "" && len(body) > 0 {
@@ -93,11 +99,16 @@ func (r *response) jsonResult(structured bool) *mcpgate.Result {
 
 // text returns the body as text, valid UTF-8, with a note when it was cut.
 func (r *response) text() string {
-	s := strings.ToValidUTF8(string(trimPartialRune(r.body, r.truncated)), "\uFFFD")
+	s := r.textPart()
 	if r.truncated {
 		s += fmt.Sprintf("\n[response truncated: more than %d bytes]", r.limit)
 	}
 	return s
+}
+
+// textPart returns the body as text, valid UTF-8, without a note.
+func (r *response) textPart() string {
+	return strings.ToValidUTF8(string(trimPartialRune(r.body, r.truncated)), "\uFFFD")
 }
 
 // binary returns an image or audio block.

@@ -33,6 +33,13 @@ type Options struct {
 	// Guard holds the HTTP clients; default a new netguard.Guard, whose
 	// connections the Backend's calls share.
 	Guard *netguard.Guard
+	// Files, when set, reads the attachments a multipart body sends.
+	Files FileOpener
+	// Results, when set, keeps a successful response bigger than the
+	// skill's max_response_bytes whole as a file of the caller's user: the
+	// result then carries its first part and a resource_link. Without it
+	// such a response is cut.
+	Results ResultFiles
 }
 
 // Backend runs the tools of rest skills. It is safe for concurrent use.
@@ -41,6 +48,8 @@ type Backend struct {
 	allowPrivate bool
 	userAgent    string
 	guard        *netguard.Guard
+	results      ResultFiles
+	files        FileOpener
 }
 
 var _ mcpgate.Backend = (*Backend)(nil)
@@ -51,7 +60,7 @@ func New(opts *Options) *Backend {
 	if opts != nil {
 		o = *opts
 	}
-	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent, guard: o.Guard}
+	b := &Backend{lookup: o.LookupEnv, allowPrivate: o.AllowPrivate, userAgent: o.UserAgent, guard: o.Guard, results: o.Results, files: o.Files}
 	if b.lookup == nil {
 		b.lookup = os.LookupEnv
 	}
@@ -82,6 +91,7 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	}
 	policy := netguard.Policy{AllowPrivate: b.allowPrivate || skill.AllowPrivate}
 	if err := policy.Check(req.URL); err != nil {
+		closeBody(req.Body) // a multipart body's writer waits for a reader
 		return failure(ctx, req.URL.Host, timeout, err)
 	}
 	resp, err := b.guard.Client(policy).Do(req)
@@ -94,7 +104,11 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	if err != nil {
 		return failure(ctx, req.URL.Host, timeout, err)
 	}
-	return newResponse(resp, req.URL, body, truncated, limit).result(call.Tool.OutputSchema), nil
+	r := newResponse(resp, req.URL, body, truncated, limit)
+	if b.spills(call, r) {
+		return b.spill(ctx, call, resp, r), nil
+	}
+	return r.result(call.Tool.OutputSchema), nil
 }
 
 // newRequest builds the HTTP request for a call. Its errors carry a code and
@@ -121,13 +135,14 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 	if err != nil {
 		return nil, err
 	}
-	body, err := e.body(bodyMode(method, tr.Body), tr.Body)
+	body, err := b.requestBody(ctx, call, e, tr.Body, bodyMode(method, tr.Body), h)
 	if err != nil {
 		return nil, err
 	}
 	ctx = netguard.WithSecretHeaders(ctx, e.secretHeaders)
-	req, err := http.NewRequestWithContext(ctx, method, target, bodyReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil || req.URL.Host == "" || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
+		closeBody(body)
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "the request URL %s is not a valid http or https URL", redactURL(target))
 	}
 	b.setDefaults(h, body != nil)
@@ -136,20 +151,36 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 	return req, nil
 }
 
+// requestBody returns the request's body, nil for none: JSON for every
+// mode but multipart, which also sets the Content-Type header.
+func (b *Backend) requestBody(ctx context.Context, call *mcpgate.Call, e *expander, rb *mcpgate.RequestBody, mode string, h http.Header) (io.Reader, error) {
+	if mode == mcpgate.BodyMultipart {
+		body, ctype, err := b.multipartBody(ctx, call, e)
+		if err == nil {
+			h.Set("Content-Type", ctype)
+		}
+		return body, err
+	}
+	raw, err := e.body(mode, rb)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return bytes.NewReader(raw), nil
+}
+
+// closeBody closes a streamed body that will not be sent.
+func closeBody(body io.Reader) {
+	if c, ok := body.(io.Closer); ok {
+		c.Close()
+	}
+}
+
 // requestMethod returns the request's method in upper case, GET by default.
 func requestMethod(tr *mcpgate.Request) string {
 	if tr.Method == "" {
 		return http.MethodGet
 	}
 	return strings.ToUpper(tr.Method)
-}
-
-// bodyReader returns a reader of body, or nil for no body.
-func bodyReader(body []byte) io.Reader {
-	if body == nil {
-		return nil
-	}
-	return bytes.NewReader(body)
 }
 
 // setDefaults sets the headers the templates left unset.
@@ -183,8 +214,8 @@ func callTimeout(ctx context.Context, skill *mcpgate.Skill, tr *mcpgate.Request)
 // the buffer as it arrives.
 const maxPrealloc = 1 << 20
 
-// readLimited reads at most limit bytes of the response's body and reports
-// whether there was more.
+// readLimited reads at most limit+1 bytes of the response's body and
+// reports whether there was more than limit (newResponse keeps limit).
 func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
 	var buf bytes.Buffer
 	if n := resp.ContentLength; n > 0 {
@@ -192,7 +223,7 @@ func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
 	}
 	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	if int64(buf.Len()) > limit {
-		return buf.Bytes()[:limit], true, nil
+		return buf.Bytes(), true, nil
 	}
 	return buf.Bytes(), false, err
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -26,14 +27,22 @@ func (s *Store) CreateFile(ctx context.Context, f *mcpgate.File) error {
 
 // FindFile returns a file; ENOTFOUND if none.
 func (s *Store) FindFile(ctx context.Context, id string) (*mcpgate.File, error) {
-	var f mcpgate.File
-	var created, expires int64
-	err := s.write.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = $1`, id).
-		Scan(&f.ID, &f.UserID, &f.Filename, &f.ContentType, &f.Size, &f.SHA256, &f.Status, &created, &expires)
+	f, err := scanFile(s.write.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "file %q not found", id)
 	} else if err != nil {
 		return nil, fmt.Errorf("find file %s: %w", id, err)
+	}
+	return f, nil
+}
+
+// scanFile reads one row of fileColumns.
+func scanFile(row scanner) (*mcpgate.File, error) {
+	var f mcpgate.File
+	var created, expires int64
+	err := row.Scan(&f.ID, &f.UserID, &f.Filename, &f.ContentType, &f.Size, &f.SHA256, &f.Status, &created, &expires)
+	if err != nil {
+		return nil, err
 	}
 	f.CreatedAt, f.ExpiresAt = fromMicros(created), fromMicros(expires)
 	return &f, nil
@@ -54,4 +63,37 @@ func (s *Store) MoveFile(ctx context.Context, id, from, to, sha string) error {
 		return err
 	}
 	return mcpgate.Errorf(mcpgate.ECONFLICT, "file %q is not %s", id, from)
+}
+
+// SweepFiles deletes at most limit due files in one statement and returns
+// them; replicas sweeping at once each get the rows they deleted.
+func (s *Store) SweepFiles(ctx context.Context, now, readyBefore time.Time, limit int) ([]*mcpgate.File, error) {
+	rows, err := s.write.QueryContext(ctx, `DELETE FROM files WHERE id IN (SELECT id FROM files
+		WHERE (status <> $1 AND expires_at < $2) OR (status = $1 AND created_at < $3) LIMIT $4)
+		RETURNING `+fileColumns, mcpgate.FileReady, micros(now), micros(readyBefore), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sweep files: %w", err)
+	}
+	defer rows.Close()
+	var out []*mcpgate.File
+	for rows.Next() {
+		f, err := scanFile(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sweep files: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// FileBlobInUse reports whether a file has the digest sum.
+func (s *Store) FileBlobInUse(ctx context.Context, sum string) (bool, error) {
+	var one int
+	err := s.write.QueryRowContext(ctx, `SELECT 1 FROM files WHERE sha256 = $1 LIMIT 1`, sum).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("find files of blob %s: %w", sum, err)
+	}
+	return true, nil
 }

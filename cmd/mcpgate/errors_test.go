@@ -183,7 +183,9 @@ func TestTransportErrors(t *testing.T) {
 		{"no jsonrpc member", `{"id":1,"method":"ping"}`, nil, want{status: http.StatusBadRequest, code: -32600, message: `"jsonrpc" must be "2.0"`}},
 		{"id is an object", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, nil, want{status: http.StatusBadRequest, code: -32600, message: `"id" must be a string or an integer`}},
 		{"batch on 2025-11-25", "[" + pingBody + "]", nil, want{status: http.StatusBadRequest, code: -32600, message: "batching was removed"}},
-		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"resources/list"}`, nil, want{status: http.StatusOK, code: -32601, message: "Method not found"}},
+		// prompts/list, not resources/list: every agent offers resources
+		// now (the gateway's own files, for results over the response cap).
+		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`, nil, want{status: http.StatusOK, code: -32601, message: "Method not found"}},
 		{"ping", pingBody, nil, want{status: http.StatusOK}},
 	}
 	for _, tt := range tests {
@@ -246,7 +248,9 @@ func TestToolCallFailures(t *testing.T) {
 		{name: "backend refuses connections", tool: "refused", args: `{}`, isError: true, texts: []string{"Connection to", "refused"}},
 		{name: "backend slower than the timeout", tool: "slow", args: `{}`, isError: true, texts: []string{"timed out after 100ms"}},
 		{name: "loopback without allow_private", tool: "internal", args: `{}`, isError: true, texts: []string{"SSRF guard", "allow_private: true"}},
-		{name: "response over max_response_bytes", tool: "big", args: `{}`, texts: []string{bigBody[:64], "[response truncated: more than 64 bytes]"}},
+		// A response over the cap is no longer cut: it is stored whole as a
+		// file, and the text is its first part and a note naming the file.
+		{name: "response over max_response_bytes", tool: "big", args: `{}`, texts: []string{bigBody[:64], "more than the skill's limit of 64", "mcpgate://files/file_"}},
 		{name: "valid call", tool: "echo", args: `{"text":"hi","count":2}`, texts: []string{`"text":"hi"`}},
 	}
 	for _, tt := range tests {

@@ -47,8 +47,11 @@ type ServeConfig struct {
 	MaxBodyBytes   int64
 	// MaxUploadBytes caps one file upload.
 	MaxUploadBytes int64
-	PageSize       int
-	LogLevel       string
+	// FileRetention is how long an uploaded file, or a result stored as a
+	// file, is kept.
+	FileRetention time.Duration
+	PageSize      int
+	LogLevel      string
 	// LogFormat is text or json.
 	LogFormat string
 	// SlowCall is the duration beyond which a request's access-log line is
@@ -110,6 +113,7 @@ type Main struct {
 	// in flight published their events.
 	stopWebhooks   context.CancelFunc
 	signer         *files.Signer // signs file URLs
+	results        *files.Results
 	tracer         mcpgate.Tracer
 	shutdownTracer func(context.Context) error // nil when tracing is off
 }
@@ -135,6 +139,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.BoolVar(&c.AllowPrivate, "allow-private-networks", false, "let every skill reach loopback and private addresses")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", 4<<20, "largest MCP request body accepted")
 	fs.Int64Var(&c.MaxUploadBytes, "max-upload-bytes", api.DefaultMaxUploadBytes, "largest file upload accepted (stored under --data-dir/files)")
+	fs.DurationVar(&c.FileRetention, "file-retention", files.DefaultRetention, "how long uploaded files and results stored as files are kept before the sweep deletes them")
 	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
@@ -166,6 +171,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--max-body-bytes must be positive"
 	case c.MaxUploadBytes <= 0:
 		problem = "--max-upload-bytes must be positive"
+	case c.FileRetention <= 0:
+		problem = "--file-retention must be a positive duration such as 168h"
 	case c.PageSize <= 0:
 		problem = "--page-size must be positive"
 	case c.AgentHeartbeat <= 0 || c.AgentPresenceTTL <= c.AgentHeartbeat:
@@ -294,7 +301,7 @@ func (m *Main) wire() error {
 		Approvals: m.store, Signals: b, ApprovalEvents: hub, Events: hub,
 		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
-	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
+	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
 	m.mcp = m.newMCP(gw, hub)
 	m.watchGauges(met)
 	m.subscribe(hub)
@@ -355,6 +362,7 @@ func (m *Main) start() {
 	whCtx, stop := context.WithCancel(context.Background())
 	m.stopWebhooks = stop
 	m.webhooks.run(whCtx, m)
+	m.workers.Go(func() { m.fileSweeper().Run(ctx, fileSweepEvery) })
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}

@@ -48,7 +48,7 @@ func (m *Main) newUpstream(hub *events.Hub, guard *netguard.Guard) *upstream.Man
 func (m *Main) backends(b *bus.Bus, guard *netguard.Guard) map[mcpgate.SkillKind]mcpgate.Backend {
 	return map[mcpgate.SkillKind]mcpgate.Backend{
 		mcpgate.SkillMCP:  m.upstream,
-		mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate, Guard: guard}),
+		mcpgate.SkillREST: rest.New(&rest.Options{LookupEnv: m.Env.LookupEnv, AllowPrivate: m.Config.AllowPrivate, Guard: guard, Results: m.fileResults(), Files: m.fileResults()}),
 		mcpgate.SkillAgent: agent.New(&agent.Options{
 			Bus: b, Channels: m.store, Guard: guard, LookupEnv: m.Env.LookupEnv, Logger: m.logger,
 			PresenceCheck: m.Config.AgentHeartbeat,
@@ -95,7 +95,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		API: api.New(&api.Options{
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
 			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals,
-			Blobs: files.Dir{Path: filepath.Join(m.Config.store.dataDir, "files")}, Signer: m.fileSigner(),
+			Blobs: m.blobs(), Signer: m.fileSigner(),
 			PublicURL: m.Config.PublicURL, MaxUploadBytes: m.Config.MaxUploadBytes, Webhooks: m.webhooks.service,
 		}),
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
@@ -162,4 +162,27 @@ func (m *Main) fileSigner() *files.Signer {
 		m.signer = files.NewSigner(m.store, nil)
 	}
 	return m.signer
+}
+
+// blobs returns the store of file bytes, under --data-dir/files.
+func (m *Main) blobs() files.Dir {
+	return files.Dir{Path: filepath.Join(m.Config.store.dataDir, "files")}
+}
+
+// fileResults returns the keeper of results too big to return whole,
+// which resources/read reads back; one for the whole gateway.
+func (m *Main) fileResults() *files.Results {
+	if m.results == nil {
+		m.results = &files.Results{Files: m.store, Blobs: m.blobs(), Signer: m.fileSigner(), PublicURL: m.Config.PublicURL, Max: m.Config.MaxUploadBytes}
+	}
+	return m.results
+}
+
+// fileSweepEvery is how often expired and retained-out files are swept.
+const fileSweepEvery = 10 * time.Minute
+
+// fileSweeper returns the sweeper of expired upload reservations, uploads
+// never completed and files past --file-retention.
+func (m *Main) fileSweeper() *files.Sweeper {
+	return &files.Sweeper{Files: m.store, Blobs: m.blobs(), Retention: m.Config.FileRetention, Logger: m.logger}
 }

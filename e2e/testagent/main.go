@@ -1,15 +1,19 @@
 // Command testagent is an agent worker for the end-to-end tests, built on
 // agentkit: it prints "got <message id>" on stdout for each chat message
 // (and "trace <message id> <traceparent>" when the message has one),
-// then with -mode echo replies with the text it got, and with -mode stall
+// then with -mode echo replies with the text it got (and, for each
+// attachment, its name and the SHA-256 of the bytes it read through the
+// signed URL), and with -mode stall
 // sends one delta and waits until the caller cancels, printing
 // "cancelled <message id>", never replying.
 package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -32,7 +36,7 @@ func main() {
 			fmt.Println("trace", req.ID(), tp)
 		}
 		if *mode == "echo" {
-			return req.Reply(ctx, agentkit.Text("echo: "+req.Text()))
+			return echo(ctx, req)
 		}
 		req.Delta("stalling")
 		<-ctx.Done()
@@ -43,4 +47,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "testagent:", err)
 		os.Exit(1)
 	}
+}
+
+// echo replies with the text, then a line "<name> sha256 <hex>" for each
+// attachment, read through its signed URL.
+func echo(ctx context.Context, req *agentkit.Request) error {
+	text := "echo: " + req.Text()
+	for _, a := range req.Attachments() {
+		rc, err := req.OpenAttachment(ctx, a)
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		text += fmt.Sprintf("\n%s sha256 %x", a.Name, h.Sum(nil))
+	}
+	return req.Reply(ctx, agentkit.Text(text))
 }

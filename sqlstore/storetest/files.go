@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ func fileTests() []test {
 		{"CreateFind", testFileCreateFind},
 		{"Move", testFileMove},
 		{"MoveOnce", testFileMoveOnce},
+		{"Sweep", testFileSweep},
 	}
 }
 
@@ -76,4 +78,42 @@ func testFileMoveOnce(t *testing.T, s mcpgate.Store) {
 	if won.Load() != 1 {
 		t.Fatalf("%d moves won, want 1", won.Load())
 	}
+}
+
+// testFileSweep: files not ready past their expiry and ready files
+// created before the retention's start are deleted, in batches, and
+// returned; the others stay. FileBlobInUse follows the rows.
+func testFileSweep(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	now := time.Now()
+	expired, pending, failed := newFile("file_expired"), newFile("file_pending"), newFile("file_failed")
+	expired.ExpiresAt, failed.ExpiresAt = now.Add(-time.Minute), now.Add(-time.Minute)
+	for _, f := range []*mcpgate.File{expired, pending, failed, newFile("file_ready")} {
+		must(t, s.CreateFile(ctx, f))
+	}
+	must(t, s.MoveFile(ctx, "file_failed", mcpgate.FilePending, mcpgate.FileFailed, ""))
+	must(t, s.MoveFile(ctx, "file_ready", mcpgate.FilePending, mcpgate.FileReady, "abc"))
+	if used, err := s.FileBlobInUse(ctx, "abc"); err != nil || !used {
+		t.Fatalf("FileBlobInUse(abc) = %v, %v; want true", used, err)
+	}
+	var swept []string
+	for range 3 { // batches of one: two files are due
+		got, err := s.SweepFiles(ctx, now, now.Add(-time.Hour), 1)
+		must(t, err)
+		for _, f := range got {
+			swept = append(swept, f.ID)
+		}
+	}
+	slices.Sort(swept)
+	mustEqual(t, "swept", swept, []string{"file_expired", "file_failed"})
+	got, err := s.SweepFiles(ctx, now, now.Add(time.Minute), 10)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != "file_ready" || got[0].SHA256 != "abc" {
+		t.Fatalf("past the retention: swept %+v, want file_ready", got)
+	}
+	if used, err := s.FileBlobInUse(ctx, "abc"); err != nil || used {
+		t.Fatalf("FileBlobInUse(abc) after the sweep = %v, %v; want false", used, err)
+	}
+	_, err = s.FindFile(ctx, "file_pending")
+	must(t, err)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/agentkit"
@@ -40,10 +41,22 @@ type Agent struct {
 	Table *Table
 }
 
+// MaxAttachmentBytes is the largest CSV attachment the agent reads.
+const MaxAttachmentBytes = 10 << 20
+
 // Handle answers one request: it reads the question (following up on
 // the channel's previous question when it leaves things out), streams a
 // delta, runs the query, and replies with the answer's text and data.
+// When the caller attached a CSV file, the question is about that table,
+// read through the attachment's signed URL, instead of the agent's own.
 func (a *Agent) Handle(ctx context.Context, req *agentkit.Request) error {
+	t, err := attachedTable(ctx, req)
+	if err != nil {
+		return err
+	}
+	if t != nil {
+		a = &Agent{Table: t}
+	}
 	q, err := a.query(ctx, req)
 	if errors.Is(err, ErrNotUnderstood) {
 		return req.Reply(ctx, agentkit.Text(a.Table.Help()))
@@ -107,4 +120,24 @@ func (a *Agent) message(m *mcpgate.Message) (q *Query, followUp bool, err error)
 		return q, false, json.Unmarshal(m.Arguments, q)
 	}
 	return a.Table.Parse(agentkit.MessageText(m))
+}
+
+// attachedTable loads the request's first CSV attachment (by content type
+// or name), or returns nil when there is none.
+func attachedTable(ctx context.Context, req *agentkit.Request) (*Table, error) {
+	for _, at := range req.Attachments() {
+		if !strings.HasPrefix(at.MimeType, "text/csv") && !strings.HasSuffix(strings.ToLower(at.Name), ".csv") {
+			continue
+		}
+		if at.Size > MaxAttachmentBytes {
+			return nil, fmt.Errorf("the attachment %s is %d bytes; I read CSV files up to %d bytes", at.Name, at.Size, MaxAttachmentBytes)
+		}
+		rc, err := req.OpenAttachment(ctx, at)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		return Load(rc, at.Name)
+	}
+	return nil, nil
 }
