@@ -20,6 +20,7 @@ type Store interface {
 	IdempotencyStore
 	ApprovalStore
 	FileStore
+	TaskStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Idempotency", idempotencyTests()},
 		{"Approvals", approvalTests()},
 		{"Files", fileTests()},
+		{"Tasks", taskTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
