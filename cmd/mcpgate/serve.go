@@ -31,6 +31,7 @@ import (
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/tasks"
 	"github.com/mcpgate/mcpgate/upstream"
 )
 
@@ -102,6 +103,7 @@ type Main struct {
 	metricsHandler http.Handler
 	retention      time.Duration // how long the audit log keeps calls
 	approvals      *approvalDecider
+	tasks          *tasks.Service
 	signer         *files.Signer // signs file URLs
 	tracer         mcpgate.Tracer
 	shutdownTracer func(context.Context) error // nil when tracing is off
@@ -282,6 +284,7 @@ func (m *Main) wire() error {
 		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream})
+	m.tasks = m.newTasks(gw, hub)
 	m.mcp = m.newMCP(gw, hub)
 	m.watchGauges(met)
 	m.subscribe(hub)
@@ -339,6 +342,7 @@ func (m *Main) start() {
 	m.workers.Go(func() { m.sweepSessions(ctx) })
 	m.workers.Go(func() { m.sweepGovernance(ctx, m.retention) })
 	m.workers.Go(func() { m.sweepApprovals(ctx) })
+	m.workers.Go(func() { m.tasks.Run(ctx) })
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}
