@@ -50,9 +50,9 @@ type Task struct {
 	CredentialID   string         `json:"credential_id,omitempty"`
 	// SessionID is the MCP session that created the task, told of its
 	// status changes; "" for tasks made over the management API.
-	SessionID      string `json:"session_id,omitempty"`
-	ArgsHash       string `json:"args_hash"`
-	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	SessionID      string     `json:"session_id,omitempty"`
+	ArgsHash       string     `json:"args_hash"`
+	IdempotencyKey string     `json:"idempotency_key,omitempty"`
 	Status         TaskStatus `json:"status"`
 	StatusMessage  string     `json:"status_message,omitempty"`
 	// Result is the CallToolResult once the call returned one (completed,

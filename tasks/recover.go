@@ -104,4 +104,3 @@ func (s *Service) owner(ctx context.Context, agentID string) string {
 	}
 	return a.OwnerID
 }
-
