@@ -78,14 +78,20 @@ type jobs struct {
 // startJobs starts a gateway on a fresh data dir over a jobs backend.
 func startJobs(t *testing.T) *jobs {
 	t.Helper()
-	j := &jobs{api: newJobsAPI(), env: []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")}}
+	return startJobsOn(t, []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
+}
+
+// startJobsOn starts a gateway on the store env names, with args.
+func startJobsOn(t *testing.T, env []string, args ...string) *jobs {
+	t.Helper()
+	j := &jobs{api: newJobsAPI(), env: env}
 	backend := httptest.NewServer(j.api)
 	t.Cleanup(backend.Close)
 	j.cfg = filepath.Join(t.TempDir(), "mcpgate.yaml")
 	if err := os.WriteFile(j.cfg, []byte(strings.ReplaceAll(jobsConfig, "BASE", backend.URL)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j.g = startGateway(t, j.env, "--config", j.cfg)
+	j.g = startGateway(t, j.env, append([]string{"--config", j.cfg}, args...)...)
 	j.alice = strings.TrimSpace(runCLI(t, j.env, "key", "create", "--user", "alice"))
 	j.bob = strings.TrimSpace(runCLI(t, j.env, "key", "create", "--user", "bob"))
 	return j
@@ -292,4 +298,23 @@ func TestTaskCancelOverMCP(t *testing.T) {
 	if r := other.post(`{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":"` + id + `"}}`); r.Status != 200 || r.Error == nil || r.Error.Code != -32602 {
 		t.Errorf("another identity's tasks/get: %s", r.Body)
 	}
+}
+
+// TestTaskCancelAcrossReplicas runs two replicas on one PostgreSQL
+// database: a task started on one is read and cancelled through the other,
+// and the cancel reaches the backend call on the first.
+func TestTaskCancelAcrossReplicas(t *testing.T) {
+	j := startJobsOn(t, []string{"MCPGATE_DB=" + freshDatabase(t)}, "--data-dir", t.TempDir())
+	other := *j
+	other.g = startGateway(t, j.env, "--config", j.cfg, "--data-dir", t.TempDir())
+	id := j.submit(t, `{"tool":"slow_report","arguments":{"month":"may"}}`)
+	waitSignal(t, j.api.started, "the slow report's request")
+	var seen apiTask
+	if code := other.do(t, j.alice, "GET", "/api/v1/tasks/"+id, "", &seen); code != http.StatusOK || seen.Status != "working" {
+		t.Fatalf("the task on the other replica: HTTP %d %+v", code, seen)
+	}
+	if code := other.do(t, j.alice, "POST", "/api/v1/tasks/"+id+"/cancel", "{}", &seen); code != http.StatusOK || seen.Status != "cancelled" {
+		t.Fatalf("cancel on the other replica: HTTP %d %+v", code, seen)
+	}
+	waitSignal(t, j.api.ended, "the end of the request cancelled on the other replica")
 }
