@@ -27,6 +27,8 @@ func (s *Service) end(t *mcpgate.Task, ownerID string, e mcpgate.TaskEnd) {
 
 // ended tells the session and the webhooks that t ended.
 func (s *Service) ended(ctx context.Context, t *mcpgate.Task, ownerID string) {
+	s.opts.Logger.Info("task ended", "task", t.ID, "agent", t.AgentID, "tool", t.Tool, "status", t.Status,
+		"duration", t.UpdatedAt.Sub(t.CreatedAt), "error", taskError(t))
 	if s.opts.OnStatus != nil {
 		s.opts.OnStatus(t)
 	}

@@ -71,6 +71,7 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[string]*run
+	closed  bool // Close began: no task starts any more
 }
 
 // run is one task running in this process.
@@ -116,6 +117,9 @@ func (s *Service) PollInterval() time.Duration { return s.opts.PollInterval }
 // Close cancels every task this process runs, which end failed (the
 // gateway shut down while they ran), and waits for them to be recorded.
 func (s *Service) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	s.stop()
 	s.wg.Wait()
 	return nil

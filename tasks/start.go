@@ -84,16 +84,26 @@ func idempotencyKey(args json.RawMessage) string {
 func (s *Service) launch(t *mcpgate.Task, call *mcpgate.Call) {
 	ctx, cancel := context.WithCancel(s.base)
 	r := &run{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	s.running[t.ID] = r
-	s.mu.Unlock()
 	detached := *call
 	detached.Notifier, detached.Client = mcpgate.NopNotifier{}, nil
-	s.wg.Go(func() {
+	s.mu.Lock()
+	closed := s.closed // Close is waiting for the runs: none may start now
+	if !closed {
+		s.running[t.ID] = r
+		s.wg.Add(1)
+	}
+	s.mu.Unlock()
+	if closed {
+		cancel()
+		s.end(t, call.Agent.OwnerID, outcome(ctx, nil, nil))
+		return
+	}
+	go func() {
+		defer s.wg.Done()
 		defer s.forget(t.ID, r)
 		res, err := s.opts.Calls.Call(ctx, &detached)
 		s.end(t, call.Agent.OwnerID, outcome(ctx, res, err))
-	})
+	}()
 }
 
 // forget drops a run that ended.

@@ -211,3 +211,17 @@ func TestIdempotentStart(t *testing.T) {
 		t.Fatalf("same key, other arguments: %v; want a mismatch", err)
 	}
 }
+
+func TestStartAfterClose(t *testing.T) {
+	store := openStore(t)
+	s, _ := newService(t, store, &fakeCalls{result: &mcpgate.Result{}}, Options{})
+	s.Close()
+	task, err := s.Start(context.Background(), newCall("report", `{}`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.FindTask(context.Background(), task.ID)
+	if err != nil || got.Status != mcpgate.TaskFailed {
+		t.Fatalf("a task started after Close: %+v, %v; want failed", got, err)
+	}
+}
