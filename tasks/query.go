@@ -26,37 +26,50 @@ func (s *Service) List(ctx context.Context, f mcpgate.TaskFilter) ([]*mcpgate.Ta
 }
 
 // Wait returns the task once it has ended, or ctx's error when ctx ends
-// first. A task this process runs is waited for directly; another
-// replica's is read every PollInterval.
+// first. A task this process runs is waited for until its run has
+// recorded and told its end; another replica's is read every
+// PollInterval.
 func (s *Service) Wait(ctx context.Context, id string) (*mcpgate.Task, error) {
 	for {
+		local := s.localRun(id)
+		if local != nil {
+			if err := s.waitFor(ctx, id, local.done); err != nil {
+				return nil, err
+			}
+		}
 		t, err := s.Get(ctx, id)
 		if err != nil || t.Status.Terminal() {
 			return t, err
 		}
-		if err := s.waitOnce(ctx, id); err != nil {
-			return nil, err
+		if local == nil {
+			if err := s.waitFor(ctx, id, nil); err != nil {
+				return nil, err
+			}
 		}
 	}
 }
 
-// waitOnce waits until the local run of the task ends, or one poll
-// interval when it runs elsewhere.
-func (s *Service) waitOnce(ctx context.Context, id string) error {
+// localRun returns this process's run of the task; nil when none.
+func (s *Service) localRun(id string) *run {
 	s.mu.Lock()
-	r := s.running[id]
-	s.mu.Unlock()
-	var done <-chan struct{}
-	if r != nil {
-		done = r.done
+	defer s.mu.Unlock()
+	return s.running[id]
+}
+
+// waitFor waits until done is closed, or one poll interval when done is
+// nil; ECANCELED when ctx ends first.
+func (s *Service) waitFor(ctx context.Context, id string, done <-chan struct{}) error {
+	var tick <-chan time.Time
+	if done == nil {
+		timer := time.NewTimer(s.opts.PollInterval)
+		defer timer.Stop()
+		tick = timer.C
 	}
-	timer := time.NewTimer(s.opts.PollInterval)
-	defer timer.Stop()
 	select {
 	case <-ctx.Done():
 		return mcpgate.Errorf(mcpgate.ECANCELED, "waiting for task %s was cancelled", id)
 	case <-done:
-	case <-timer.C:
+	case <-tick:
 	}
 	return nil
 }
@@ -79,10 +92,7 @@ func (s *Service) Cancel(ctx context.Context, id string) (*mcpgate.Task, error) 
 
 // cancelRun cancels the local run of a task, if any.
 func (s *Service) cancelRun(id string) {
-	s.mu.Lock()
-	r := s.running[id]
-	s.mu.Unlock()
-	if r != nil {
+	if r := s.localRun(id); r != nil {
 		r.cancel()
 	}
 }
