@@ -318,3 +318,25 @@ func TestTaskCancelAcrossReplicas(t *testing.T) {
 	}
 	waitSignal(t, j.api.ended, "the end of the request cancelled on the other replica")
 }
+
+// TestAgentTaskCancel cancels a task whose tool is answered by an agent
+// worker: the worker, stalled on the call's chat message, hears of the
+// cancel (agentkit ends its handler's context on the cancel message).
+func TestAgentTaskCancel(t *testing.T) {
+	g := startAgentGateway(t, []agentSkill{{id: "canceller", skill: "canceller", timeout: "60s"}})
+	w := startAgentWorker(t, g, "./testagent", "canceller", "-mode", "stall")
+	j := &jobs{g: g.gateway, alice: g.userKey}
+	var created struct {
+		TaskID string `json:"task_id"`
+	}
+	body := `{"tool":"canceller","arguments":{"message":"take your time"}}`
+	if code := j.do(t, j.alice, "POST", "/api/v1/agents/canceller/tasks", body, &created); code != http.StatusAccepted {
+		t.Fatalf("submit: HTTP %d", code)
+	}
+	id := mustMatch(t, gotLine, waitFor(t, w.out.String, "got msg_"))
+	var task apiTask
+	if code := j.do(t, j.alice, "POST", "/api/v1/tasks/"+created.TaskID+"/cancel", "{}", &task); code != http.StatusOK || task.Status != "cancelled" {
+		t.Fatalf("cancel: HTTP %d %+v", code, task)
+	}
+	waitFor(t, w.out.String, "cancelled "+id)
+}
