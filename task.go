@@ -126,6 +126,10 @@ type TaskStore interface {
 	// (with the row as it stands) when it had ended, ENOTFOUND when
 	// unknown.
 	FinishTask(ctx context.Context, id string, e TaskEnd) (*Task, error)
+	// SetTaskMessage sets the status message of an unfinished task (what
+	// it is waiting for). ECONFLICT when the task has ended (it keeps its
+	// own message), ENOTFOUND when unknown.
+	SetTaskMessage(ctx context.Context, id, message string, at time.Time) error
 	// HeartbeatTasks sets the heartbeat of the runner's unfinished tasks.
 	HeartbeatTasks(ctx context.Context, runner string, at time.Time) error
 	// FailStaleTasks fails every unfinished task whose heartbeat is before

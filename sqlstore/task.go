@@ -146,6 +146,23 @@ func (s *Store) FinishTask(ctx context.Context, id string, e mcpgate.TaskEnd) (*
 	return held, mcpgate.Errorf(mcpgate.ECONFLICT, "task %s is %s already", id, held.Status)
 }
 
+// SetTaskMessage sets the status message of an unfinished task.
+func (s *Store) SetTaskMessage(ctx context.Context, id, message string, at time.Time) error {
+	res, err := s.write.ExecContext(ctx, `UPDATE tasks SET status_message = $2, updated_at = $3 WHERE id = $1 AND `+unfinished,
+		id, message, micros(at))
+	if err != nil {
+		return fmt.Errorf("set task message %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	held, err := s.FindTask(ctx, id)
+	if err != nil {
+		return err
+	}
+	return mcpgate.Errorf(mcpgate.ECONFLICT, "task %s is %s already", id, held.Status)
+}
+
 // HeartbeatTasks sets the heartbeat of the runner's unfinished tasks.
 func (s *Store) HeartbeatTasks(ctx context.Context, runner string, at time.Time) error {
 	_, err := s.write.ExecContext(ctx, `UPDATE tasks SET heartbeat_at = $2 WHERE runner = $1 AND `+unfinished,

@@ -85,7 +85,7 @@ func (s *Service) launch(t *mcpgate.Task, call *mcpgate.Call) {
 	ctx, cancel := context.WithCancel(s.base)
 	r := &run{cancel: cancel, done: make(chan struct{})}
 	detached := *call
-	detached.Notifier, detached.Client = mcpgate.NopNotifier{}, nil
+	detached.Notifier, detached.Client = &notifier{s: s, task: t}, nil
 	s.mu.Lock()
 	closed := s.closed // Close is waiting for the runs: none may start now
 	if !closed {

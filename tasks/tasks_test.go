@@ -225,3 +225,41 @@ func TestStartAfterClose(t *testing.T) {
 		t.Fatalf("a task started after Close: %+v, %v; want failed", got, err)
 	}
 }
+
+// reporter reports progress with a message, then blocks until released.
+type reporter struct{ release chan struct{} }
+
+func (r *reporter) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+	call.Notifier.Progress(0, 0, "waiting for approval by alice")
+	<-r.release
+	return &mcpgate.Result{}, nil
+}
+
+func TestProgressBecomesStatusMessage(t *testing.T) {
+	calls := &reporter{release: make(chan struct{})}
+	s, rec := newService(t, openStore(t), calls, Options{})
+	ctx := context.Background()
+	task, err := s.Start(ctx, newCall("report", `{}`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		got, err := s.Get(ctx, task.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.StatusMessage == "waiting for approval by alice" && got.Status == mcpgate.TaskWorking {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(calls.release)
+	if done, err := s.Wait(ctx, task.ID); err != nil || done.Status != mcpgate.TaskCompleted {
+		t.Fatalf("wait = %+v, %v", done, err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.statuses) != 2 || rec.statuses[0] != mcpgate.TaskWorking || rec.statuses[1] != mcpgate.TaskCompleted {
+		t.Errorf("statuses told = %v; want working (the message), then completed", rec.statuses)
+	}
+}

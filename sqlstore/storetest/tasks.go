@@ -13,6 +13,7 @@ func taskTests() []test {
 	return []test{
 		{"CreateFind", testTaskCreateFind},
 		{"FinishOnce", testTaskFinishOnce},
+		{"Message", testTaskMessage},
 		{"ConcurrentEnds", testTaskConcurrentEnds},
 		{"List", testTaskList},
 		{"ByKey", testTaskByKey},
@@ -214,4 +215,24 @@ func testTaskExpire(t *testing.T, s mcpgate.Store) {
 	mustCode(t, err, mcpgate.ENOTFOUND)
 	_, err = s.FindTask(ctx, fresh.ID)
 	must(t, err)
+}
+
+func testTaskMessage(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	task := newTask("weather", "user:u1", "r1", time.Now())
+	must(t, s.CreateTask(ctx, task))
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	must(t, s.SetTaskMessage(ctx, task.ID, "waiting for approval", at))
+	got, err := s.FindTask(ctx, task.ID)
+	must(t, err)
+	if got.StatusMessage != "waiting for approval" || !got.UpdatedAt.Equal(at) || got.Status != mcpgate.TaskWorking {
+		t.Fatalf("after SetTaskMessage: %+v", got)
+	}
+	_, err = s.FinishTask(ctx, task.ID, mcpgate.TaskEnd{Status: mcpgate.TaskCompleted, Message: "done"})
+	must(t, err)
+	mustCode(t, s.SetTaskMessage(ctx, task.ID, "late", time.Now()), mcpgate.ECONFLICT)
+	if got, _ := s.FindTask(ctx, task.ID); got.StatusMessage != "done" {
+		t.Errorf("an ended task's message = %q; want its own", got.StatusMessage)
+	}
+	mustCode(t, s.SetTaskMessage(ctx, "task_missing", "x", time.Now()), mcpgate.ENOTFOUND)
 }
