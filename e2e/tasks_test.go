@@ -63,6 +63,11 @@ agents:
             description: A report that never finishes.
             input_schema: {type: object, properties: {month: {type: string}}}
             request: {method: POST, path: /hang, body: all}
+          - name: gated_report
+            description: A report a human must approve.
+            input_schema: {type: object, properties: {month: {type: string}}}
+            request: {method: POST, path: /quick, body: all}
+            approval: required
 `
 
 // jobs is a gateway serving the jobs agent, with alice's and bob's keys.
@@ -339,4 +344,33 @@ func TestAgentTaskCancel(t *testing.T) {
 		t.Fatalf("cancel: HTTP %d %+v", code, task)
 	}
 	waitFor(t, w.out.String, "cancelled "+id)
+}
+
+// TestTaskThroughApproval runs a gated tool as a task: the task says it is
+// waiting for approval until alice approves, then completes, as the same
+// pipeline as a tools/call runs it.
+func TestTaskThroughApproval(t *testing.T) {
+	j := startJobs(t)
+	id := j.submit(t, `{"tool":"gated_report","arguments":{"month":"jun"}}`)
+	var task apiTask
+	eventually(t, func() bool {
+		j.do(t, j.alice, "GET", "/api/v1/tasks/"+id, "", &task)
+		return strings.Contains(task.StatusMessage, "waiting for approval")
+	})
+	var pending struct {
+		Approvals []struct {
+			ID   string `json:"id"`
+			Tool string `json:"tool"`
+		} `json:"approvals"`
+	}
+	j.do(t, j.alice, "GET", "/api/v1/approvals?state=pending", "", &pending)
+	if len(pending.Approvals) != 1 || pending.Approvals[0].Tool != "gated_report" {
+		t.Fatalf("pending approvals: %+v", pending)
+	}
+	if code := j.do(t, j.alice, "POST", "/api/v1/approvals/"+pending.Approvals[0].ID+"/approve", "{}", nil); code != http.StatusOK {
+		t.Fatalf("approve: HTTP %d", code)
+	}
+	if done := j.waitFor(t, id, "completed"); !strings.Contains(string(done.Result), "report") {
+		t.Fatalf("approved task: %+v", done)
+	}
 }
