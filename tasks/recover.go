@@ -12,21 +12,24 @@ const restarted = "the gateway restarted while the task ran"
 // sweepBatch is how many expired tasks one sweep deletes at most.
 const sweepBatch = 500
 
+// sweepEvery is how many heartbeats pass between sweeps of expired tasks.
+const sweepEvery = 12
+
 // Run keeps the tasks honest until ctx ends: first it fails the tasks left
 // unfinished by a process that is gone (Recover), then every Heartbeat it
-// marks this process's tasks alive, cancels local runs of tasks cancelled
-// on another replica, fails tasks whose runner stopped beating, and
-// deletes expired tasks.
+// marks this process's tasks alive and cancels local runs of tasks
+// cancelled on another replica, on a shared store fails the tasks whose
+// runner stopped beating, and now and then deletes expired tasks.
 func (s *Service) Run(ctx context.Context) {
 	s.Recover(ctx)
 	tick := time.NewTicker(s.opts.Heartbeat)
 	defer tick.Stop()
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			s.beat(ctx)
+			s.beat(ctx, n%sweepEvery == 0)
 		}
 	}
 }
@@ -42,14 +45,27 @@ func (s *Service) Recover(ctx context.Context) {
 	s.failStale(ctx, before)
 }
 
-// beat is one heartbeat.
-func (s *Service) beat(ctx context.Context) {
+// beat is one heartbeat. Only a shared store can gain another runner's
+// stale tasks after Recover, and only this process's runs need a
+// heartbeat, so a lone idle gateway writes nothing but the sweep.
+func (s *Service) beat(ctx context.Context, sweep bool) {
 	now := s.opts.Now()
-	if err := s.opts.Store.HeartbeatTasks(ctx, s.runner, now); err != nil {
-		s.opts.Logger.Warn("tasks: heartbeat", "err", err)
+	if len(s.runningIDs()) > 0 {
+		if err := s.opts.Store.HeartbeatTasks(ctx, s.runner, now); err != nil {
+			s.opts.Logger.Warn("tasks: heartbeat", "err", err)
+		}
+		s.cancelEnded(ctx)
 	}
-	s.cancelEnded(ctx)
-	s.failStale(ctx, now.Add(-s.opts.Lease))
+	if s.opts.Shared {
+		s.failStale(ctx, now.Add(-s.opts.Lease))
+	}
+	if sweep {
+		s.sweep(ctx, now)
+	}
+}
+
+// sweep deletes expired tasks.
+func (s *Service) sweep(ctx context.Context, now time.Time) {
 	if n, err := s.opts.Store.DeleteExpiredTasks(ctx, now, sweepBatch); err != nil {
 		s.opts.Logger.Warn("tasks: sweep expired", "err", err)
 	} else if n > 0 {

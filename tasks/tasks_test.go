@@ -263,3 +263,43 @@ func TestProgressBecomesStatusMessage(t *testing.T) {
 		t.Errorf("statuses told = %v; want working (the message), then completed", rec.statuses)
 	}
 }
+
+// TestBeat runs heartbeats of a replica on a shared store: it keeps its
+// own task alive, fails the task of a runner that stopped beating, cancels
+// its run of a task cancelled elsewhere, and sweeps expired tasks.
+func TestBeat(t *testing.T) {
+	store := openStore(t)
+	ctx := context.Background()
+	start := time.Now().Add(-time.Minute)
+	gone := &mcpgate.Task{AgentID: "jobs", Tool: "report", Identity: "user:usr_alice", ArgsHash: "h", TTL: time.Hour, Runner: "run_gone", CreatedAt: start}
+	expired := &mcpgate.Task{AgentID: "jobs", Tool: "report", Identity: "user:usr_alice", ArgsHash: "h", TTL: time.Second, Runner: "run_gone", CreatedAt: start}
+	for _, task := range []*mcpgate.Task{gone, expired} {
+		if err := store.CreateTask(ctx, task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := &fakeCalls{block: true, started: make(chan struct{}, 1), canceled: make(chan struct{}, 1)}
+	s, _ := newService(t, store, calls, Options{Shared: true, Lease: 10 * time.Second})
+	mine, err := s.Start(ctx, newCall("report", `{}`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-calls.started
+	s.beat(ctx, true)
+	if got, _ := store.FindTask(ctx, gone.ID); got.Status != mcpgate.TaskFailed || got.StatusMessage != restarted {
+		t.Errorf("the gone runner's task: %+v", got)
+	}
+	if _, err := store.FindTask(ctx, expired.ID); mcpgate.ErrorCode(err) != mcpgate.ENOTFOUND {
+		t.Errorf("the expired task: %v; want it swept", err)
+	}
+	got, _ := store.FindTask(ctx, mine.ID)
+	if got.Status != mcpgate.TaskWorking || !got.HeartbeatAt.After(got.CreatedAt) {
+		t.Errorf("own task after a beat: %+v", got)
+	}
+	// Another replica cancels it in the store: the next beat cancels the run.
+	if _, err := store.FinishTask(ctx, mine.ID, mcpgate.TaskEnd{Status: mcpgate.TaskCancelled}); err != nil {
+		t.Fatal(err)
+	}
+	s.beat(ctx, false)
+	<-calls.canceled
+}
