@@ -79,6 +79,9 @@ func decodeCall(params json.RawMessage) (*parsedCall, error) {
 	if err != nil {
 		return nil, err
 	}
+	if firstByte(p.Task) == 'n' {
+		p.Task = nil // "task": null asks for no task
+	}
 	return &parsedCall{name: name, args: args, token: token, task: p.Task}, nil
 }
 

@@ -149,6 +149,9 @@ func TestTaskAugmentedCall(t *testing.T) {
 	if r := h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","task":5}}`); errCode(r) != -32602 {
 		t.Errorf("a task that is not an object: %v", r)
 	}
+	if r := h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","task":null}}`); r["result"].(map[string]any)["content"] == nil {
+		t.Errorf("a null task must run the call at once: %v", r)
+	}
 }
 
 func TestTaskResultWaits(t *testing.T) {
