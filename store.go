@@ -21,6 +21,7 @@ type Store interface {
 	ApprovalStore
 	FileStore
 	WebhookStore
+	TaskStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

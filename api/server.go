@@ -50,6 +50,9 @@ type Options struct {
 	// Approvals decides approvals; optional: without it decisions answer
 	// 503.
 	Approvals ApprovalDecider
+	// Tasks runs tools/calls as background tasks; optional: without it
+	// the task routes answer 503.
+	Tasks TaskRunner
 	// Blobs stores uploaded files' bytes and Signer signs their URLs;
 	// optional: without them the file routes answer 503.
 	Blobs  Blobs

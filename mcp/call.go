@@ -35,38 +35,60 @@ type callParams struct {
 	Name      json.RawMessage `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 	Meta      requestMeta     `json:"_meta"`
+	// Task, when set, asks that the call run as a task.
+	Task json.RawMessage `json:"task"`
 }
 
 // parseCall checks tools/call params: a string name, an optional object of
 // arguments ({} when absent), and a string or integer progress token.
 func parseCall(params json.RawMessage) (name string, args, token json.RawMessage, err error) {
+	c, err := decodeCall(params)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return c.name, c.args, c.token, nil
+}
+
+// parsedCall is a tools/call's params, checked.
+type parsedCall struct {
+	name        string
+	args, token json.RawMessage
+	task        json.RawMessage // params.task, when given
+}
+
+// decodeCall checks tools/call params as parseCall does, and keeps the
+// task member.
+func decodeCall(params json.RawMessage) (*parsedCall, error) {
 	var p callParams
 	if err := unmarshalParams(params, &p); err != nil {
-		return "", nil, nil, err
+		return nil, err
 	}
 	name, ok := jsonString(p.Name)
 	if !ok || name == "" {
-		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: tools/call needs params.name, a tool name string")
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: tools/call needs params.name, a tool name string")
 	}
-	args = p.Arguments
+	args := p.Arguments
 	switch firstByte(args) {
 	case 0, 'n':
 		args = json.RawMessage("{}")
 	case '{':
 	default:
-		return "", nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: params.arguments must be an object")
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: params.arguments must be an object")
 	}
-	token, err = p.Meta.progressToken()
+	token, err := p.Meta.progressToken()
 	if err != nil {
-		return "", nil, nil, err
+		return nil, err
 	}
-	return name, args, token, nil
+	if firstByte(p.Task) == 'n' {
+		p.Task = nil // "task": null asks for no task
+	}
+	return &parsedCall{name: name, args: args, token: token, task: p.Task}, nil
 }
 
 // streamed reports whether a request runs with runStreamed: tools/call and
 // the relayed methods, which may stream and be cancelled.
 func (s *Server) streamed(method string) bool {
-	return method == "tools/call" || s.relays(method)
+	return method == "tools/call" || method == "tasks/result" || s.relays(method)
 }
 
 // serveStreamed runs a request for which streamed holds and replies: JSON,
@@ -127,9 +149,12 @@ func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgat
 	if s.traced {
 		reply.traceparent, reply.tracestate = s.tracer.Traceparent(ctx)
 	}
-	if m.method == "tools/call" {
+	switch m.method {
+	case "tools/call":
 		resp, cancelled = s.runCall(ls, agent, cred, m, reply)
-	} else {
+	case "tasks/result":
+		resp, cancelled = s.runTaskResult(ls, agent, m, reply)
+	default:
 		resp, cancelled = s.runRelay(ls, agent, cred, m, reply)
 	}
 	reply.log.cancelled = cancelled
@@ -140,14 +165,18 @@ func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgat
 
 // runCall runs one tools/call, as runStreamed does.
 func (s *Server) runCall(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
-	name, args, token, err := parseCall(m.Params)
+	c, err := decodeCall(m.Params)
 	if err != nil {
 		reply.log.err = err
 		return s.errorResponse(ls, m, err), false
 	}
+	name := c.name
 	reply.log.tool = name
-	return s.runRequest(ls, m, reply, token, func(ctx context.Context) ([]byte, error) {
-		call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: args, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply}
+	return s.runRequest(ls, m, reply, c.token, func(ctx context.Context) ([]byte, error) {
+		call := &mcpgate.Call{Agent: agent, ToolName: name, Arguments: c.args, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply}
+		if c.task != nil && s.tasksFor(ls.version) {
+			return s.startTask(ctx, call, c.task)
+		}
 		res, err := s.gateway.CallTool(ctx, call)
 		reply.log.setResult(res)
 		if err != nil {

@@ -89,7 +89,7 @@ func decodeInitialize(params json.RawMessage) (*initializeParams, error) {
 func (s *Server) initializeResult(agent *mcpgate.Agent, version string, caps json.RawMessage) []byte {
 	res := initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    caps,
+		Capabilities:    s.withTasks(caps, version),
 		ServerInfo:      serverInfo{Name: s.name, Version: s.version, Title: agent.Name},
 		Instructions:    instructions(agent),
 	}

@@ -18,7 +18,7 @@ const cursorPrefix = "after:"
 // listTools serves one page of tools/list. The cursor names the last tool
 // served, so pages stay stable (no repeats, no gaps for tools that remain)
 // when the list changes between pages.
-func (s *Server) listTools(ctx context.Context, agent *mcpgate.Agent, params json.RawMessage) ([]byte, error) {
+func (s *Server) listTools(ctx context.Context, agent *mcpgate.Agent, params json.RawMessage, tasks bool) ([]byte, error) {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
@@ -38,7 +38,7 @@ func (s *Server) listTools(ctx context.Context, agent *mcpgate.Agent, params jso
 		}
 		start = sort.Search(len(tools), func(i int) bool { return tools[i].Name > after })
 	}
-	return s.toolsPage(tools, start), nil
+	return s.toolsPage(tools, start, tasks), nil
 }
 
 // sortedTools returns tools sorted by name. Gateways list them sorted; a
@@ -53,15 +53,25 @@ func sortedTools(tools []ListedTool) []ListedTool {
 	return tools
 }
 
-// toolsPage encodes the page of tools from start.
-func (s *Server) toolsPage(tools []ListedTool, start int) []byte {
+// taskSupport is what every tool says of tasks when the tasks utility is
+// on: the gateway runs any tool as a task, or not.
+const taskSupport = `,"execution":{"taskSupport":"optional"}}`
+
+// toolsPage encodes the page of tools from start; with tasks, each tool
+// says it may run as a task.
+func (s *Server) toolsPage(tools []ListedTool, start int, tasks bool) []byte {
 	end := min(start+s.pageSize, len(tools))
 	b := []byte(`{"tools":[`)
 	for i, t := range tools[start:end] {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, t.JSON...)
+		if tasks && len(t.JSON) > 2 {
+			b = append(b, t.JSON[:len(t.JSON)-1]...)
+			b = append(b, taskSupport...)
+		} else {
+			b = append(b, t.JSON...)
+		}
 	}
 	b = append(b, ']')
 	if end < len(tools) {

@@ -83,6 +83,11 @@ type Options struct {
 	SlowCall  time.Duration
 	// Tracer traces requests (default mcpgate.NopTracer).
 	Tracer mcpgate.Tracer
+	// Tasks, when set, serves the tasks utility to 2025-11-25 sessions:
+	// task-augmented tools/call, tasks/get, tasks/result, tasks/list and
+	// tasks/cancel, and every tool listed with execution.taskSupport
+	// "optional".
+	Tasks Tasks
 	// Now returns the current time (default time.Now); tests set it.
 	Now func() time.Time
 }
@@ -128,6 +133,7 @@ type Server struct {
 	gateway        Gateway
 	relayer        Relayer       // the gateway, if it relays; else nil
 	pausers        StreamPausers // the gateway, if replies may pause; else nil
+	tasks          Tasks         // nil without the tasks utility
 	sessionClosed  func(sessionID string)
 	name           string
 	version        string
@@ -172,7 +178,7 @@ func New(opts *Options) *Server {
 		maxBody: opts.MaxBodyBytes, pageSize: opts.PageSize, keepAlive: opts.KeepAlive,
 		writeTimeout: opts.WriteTimeout, maxPerIdentity: opts.MaxSessionsPerIdentity,
 		log: opts.Logger, now: opts.Now, sessionClosed: opts.SessionClosed,
-		access: opts.AccessLog, slowCall: opts.SlowCall, tracer: opts.Tracer,
+		access: opts.AccessLog, slowCall: opts.SlowCall, tracer: opts.Tracer, tasks: opts.Tasks,
 		instance: randomHex(6), base: base, stop: stop,
 		live: make(map[string]*liveSession), byIdentity: make(map[string]map[string]*liveSession),
 	}

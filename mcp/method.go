@@ -28,11 +28,14 @@ func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, 
 
 // method dispatches the requests a session may send besides tools/call.
 func (s *Server) method(ctx context.Context, ls *liveSession, agent *mcpgate.Agent, m *message) ([]byte, error) {
+	if result, handled, err := s.taskMethod(ctx, ls, agent, m); handled {
+		return result, err
+	}
 	switch m.method {
 	case "ping":
 		return []byte("{}"), nil
 	case "tools/list":
-		return s.listTools(ctx, agent, m.Params)
+		return s.listTools(ctx, agent, m.Params, s.tasksFor(ls.version))
 	case "logging/setLevel":
 		return s.setLevel(ctx, ls, m.Params)
 	}

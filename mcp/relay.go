@@ -107,7 +107,7 @@ func (s *Server) serverCapabilities(ctx context.Context, agent *mcpgate.Agent) (
 	b := []byte(capabilities[:len(capabilities)-1])
 	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		v := extra[name]
-		if name == "tools" || name == "logging" || !json.Valid(v) {
+		if name == "tools" || name == "logging" || name == "tasks" || !json.Valid(v) {
 			continue
 		}
 		b = append(b, ',')

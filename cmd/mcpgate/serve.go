@@ -31,6 +31,7 @@ import (
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
 	"github.com/mcpgate/mcpgate/server"
+	"github.com/mcpgate/mcpgate/tasks"
 	"github.com/mcpgate/mcpgate/ui"
 	"github.com/mcpgate/mcpgate/upstream"
 )
@@ -112,6 +113,7 @@ type Main struct {
 	// stopWebhooks ends the webhook outbox and deliverer, after the calls
 	// in flight published their events.
 	stopWebhooks   context.CancelFunc
+	tasks          *tasks.Service
 	signer         *files.Signer // signs file URLs
 	results        *files.Results
 	tracer         mcpgate.Tracer
@@ -302,6 +304,7 @@ func (m *Main) wire() error {
 		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
+	m.tasks = m.newTasks(gw, hub)
 	m.mcp = m.newMCP(gw, hub)
 	m.watchGauges(met)
 	m.subscribe(hub)
@@ -363,6 +366,7 @@ func (m *Main) start() {
 	m.stopWebhooks = stop
 	m.webhooks.run(whCtx, m)
 	m.workers.Go(func() { m.fileSweeper().Run(ctx, fileSweepEvery) })
+	m.workers.Go(func() { m.tasks.Run(ctx) })
 	if m.demoWorker != nil {
 		m.workers.Go(func() { m.runDemoWorker(ctx) })
 	}

@@ -63,7 +63,7 @@ func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub) *mcp.Server {
 		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
-		AccessLog: m.logger, SlowCall: m.Config.SlowCall, Tracer: m.tracer,
+		AccessLog: m.logger, SlowCall: m.Config.SlowCall, Tracer: m.tracer, Tasks: m.tasks,
 	})
 }
 
@@ -94,7 +94,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: caller, Logger: m.logger}),
 		API: api.New(&api.Options{
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
-			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals,
+			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals, Tasks: m.tasks,
 			Blobs: m.blobs(), Signer: m.fileSigner(),
 			PublicURL: m.Config.PublicURL, MaxUploadBytes: m.Config.MaxUploadBytes, Webhooks: m.webhooks.service,
 		}),

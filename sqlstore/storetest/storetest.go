@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Approvals", approvalTests()},
 		{"Files", fileTests()},
 		{"Webhooks", webhookTests()},
+		{"Tasks", taskTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

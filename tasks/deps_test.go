@@ -1,0 +1,13 @@
+package tasks
+
+import (
+	"testing"
+
+	"github.com/mcpgate/mcpgate/internal/deptest"
+)
+
+// TestImports keeps the tasks service on the standard library and the
+// root package.
+func TestImports(t *testing.T) {
+	deptest.Check(t, "github.com/mcpgate/mcpgate")
+}
