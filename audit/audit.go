@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -184,6 +185,22 @@ func finish(e entry) *mcpgate.CallRecord {
 		if b, err := json.Marshal(e.res); err == nil {
 			rec.ResultBytes = len(b)
 		}
+		if e.res.Failure != "" && rec.Error == "" {
+			rec.Error = failureText(e.res)
+		}
 	}
 	return rec
+}
+
+// failureText is the text of a result whose backend could not serve the
+// call (a timeout, an API that could not be reached), for the record's
+// error message.
+func failureText(res *mcpgate.Result) string {
+	var texts []string
+	for _, c := range res.Content {
+		if c.Type == "text" && c.Text != "" {
+			texts = append(texts, c.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
