@@ -252,7 +252,9 @@ func checkKeyConditions(t *testing.T, o *outcomeRun) {
 	t.Helper()
 	args := `{"item":"tea","idempotency_key":"s-1"}`
 	first := make(chan *rpcResponse, 1)
-	go func() { first <- o.session.post(`{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"slow_order","arguments":` + args + `}}`) }()
+	go func() {
+		first <- o.session.post(`{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"slow_order","arguments":` + args + `}}`)
+	}()
 	select {
 	case <-o.api.started:
 	case <-time.After(20 * time.Second):
