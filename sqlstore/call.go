@@ -116,8 +116,18 @@ func callArgs(c *mcpgate.CallRecord) []any {
 	}
 	c.Time = normalize(c.Time)
 	return []any{c.ID, micros(c.Time), string(c.CredentialKind), c.CredentialID, c.UserID, c.AgentID, c.Skill, c.Tool,
-		c.ArgsHash, nullString(string(c.Arguments)), c.Outcome, c.Duration.Microseconds(), c.ResultBytes,
+		c.ArgsHash, textOrNull(string(c.Arguments)), c.Outcome, c.Duration.Microseconds(), int64(c.ResultBytes),
 		c.SessionID, c.IdempotencyKey, c.Error}
+}
+
+// textOrNull is s, or NULL when empty, as a value every driver takes
+// without conversion (a call record's columns are written in bulk, where
+// database/sql's conversion of a Valuer or an int showed in profiles).
+func textOrNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // ListCalls returns the calls f selects, newest first, one page at a time.
