@@ -2,8 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -106,13 +109,26 @@ type preparer interface {
 	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
+// newCallID returns "call_" and 24 hex digits: 7 bytes of the call's time
+// in microseconds, then 5 random bytes. IDs that grow with time put each
+// new row at the end of the primary key's index, so a batch dirties a few
+// pages of it rather than one page a row scattered over a large table.
+func newCallID(t time.Time) string {
+	var b [12]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMicro())<<8)
+	if _, err := rand.Read(b[7:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return "call_" + hex.EncodeToString(b[:])
+}
+
 // callArgs fills in c's ID and time and returns its column values.
 func callArgs(c *mcpgate.CallRecord) []any {
-	if c.ID == "" {
-		c.ID = mcpgate.NewID("call_")
-	}
 	if c.Time.IsZero() {
 		c.Time = now()
+	}
+	if c.ID == "" {
+		c.ID = newCallID(c.Time)
 	}
 	c.Time = normalize(c.Time)
 	return []any{c.ID, micros(c.Time), string(c.CredentialKind), c.CredentialID, c.UserID, c.AgentID, c.Skill, c.Tool,
