@@ -78,6 +78,13 @@ type Result struct {
 	// carries the same text. Surfaces other than MCP, which must report
 	// invalid arguments differently from tool failures, read it.
 	Invalid error `json:"-"`
+	// Failure, when set on a result with IsError, says that the backend
+	// could not serve the call at all: ETIMEOUT when it did not answer in
+	// time, EUNAVAILABLE when it could not be reached. The client reads the
+	// result as any tool failure; the audit log records the outcome as a
+	// timeout or unavailable, and an idempotency key is released rather
+	// than kept, so that a retry runs.
+	Failure string `json:"-"`
 }
 
 // MarshalJSON writes Raw when set, else the result's fields.

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,8 +52,12 @@ type entry struct {
 
 // Log is the audit log's writer. Audit queues; Run writes; Close flushes.
 type Log struct {
-	opts    Options
-	queue   chan entry
+	opts  Options
+	queue chan entry
+	// wake tells Run that a batch is waiting, so that the writer wakes once
+	// a batch rather than once a call.
+	wake    chan struct{}
+	redact  *redactor // the writer's own
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
@@ -62,7 +67,7 @@ type Log struct {
 
 // New returns a Log; call Run in a goroutine, and Close at shutdown.
 func New(opts *Options) *Log {
-	l := &Log{opts: *opts, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{opts: *opts, wake: make(chan struct{}, 1), redact: newRedactor(), stop: make(chan struct{}), done: make(chan struct{})}
 	if l.opts.QueueSize <= 0 {
 		l.opts.QueueSize = 8192
 	}
@@ -81,11 +86,24 @@ func New(opts *Options) *Log {
 
 // Audit queues a record without ever blocking: when the queue is full the
 // record is dropped, counted, and a warning logged at most once a minute.
+// It wakes the writer only when a batch is waiting; otherwise the writer
+// comes by every FlushEvery.
 func (l *Log) Audit(rec *mcpgate.CallRecord, tool *mcpgate.Tool, res *mcpgate.Result) {
 	select {
 	case l.queue <- entry{rec, tool, res}:
+		if len(l.queue) >= l.opts.BatchSize {
+			l.nudge()
+		}
 	default:
 		l.dropped()
+	}
+}
+
+// nudge wakes the writer unless it is already woken.
+func (l *Log) nudge() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -105,7 +123,8 @@ func (l *Log) dropped() {
 func (l *Log) Dropped() int64 { return l.drops.Load() }
 
 // Run writes queued records in batches until Close, then writes what is
-// left.
+// left. It wakes every FlushEvery, or sooner when a batch is waiting, and
+// writes whatever is queued then.
 func (l *Log) Run() {
 	defer close(l.done)
 	tick := time.NewTicker(l.opts.FlushEvery)
@@ -113,32 +132,31 @@ func (l *Log) Run() {
 	batch := make([]*mcpgate.CallRecord, 0, l.opts.BatchSize)
 	for {
 		select {
-		case e := <-l.queue:
-			if batch = append(batch, finish(e)); len(batch) >= l.opts.BatchSize {
-				batch = l.write(batch)
-			}
+		case <-l.wake:
 		case <-tick.C:
-			batch = l.write(batch)
 		case <-l.stop:
-			l.drain(batch)
+			l.flush(batch, -1)
 			return
 		}
+		batch = l.flush(batch, len(l.queue))
 	}
 }
 
-// drain writes the batch and everything still queued.
-func (l *Log) drain(batch []*mcpgate.CallRecord) {
-	for {
+// flush writes n queued records (every record, until the queue is empty,
+// when n is negative) in batches and returns the batch emptied.
+func (l *Log) flush(batch []*mcpgate.CallRecord, n int) []*mcpgate.CallRecord {
+	for ; n != 0; n-- {
+		var e entry
 		select {
-		case e := <-l.queue:
-			if batch = append(batch, finish(e)); len(batch) >= l.opts.BatchSize {
-				batch = l.write(batch)
-			}
+		case e = <-l.queue:
 		default:
-			l.write(batch)
-			return
+			return l.write(batch)
+		}
+		if batch = append(batch, l.finish(e)); len(batch) >= l.opts.BatchSize {
+			batch = l.write(batch)
 		}
 	}
+	return l.write(batch)
 }
 
 // write stores a batch and returns it emptied. A failed write is logged
@@ -166,7 +184,7 @@ func (l *Log) Close() error {
 
 // finish completes a record off the hot path: the arguments' hash when the
 // pipeline did not compute one, the redacted arguments, the result's size.
-func finish(e entry) *mcpgate.CallRecord {
+func (l *Log) finish(e entry) *mcpgate.CallRecord {
 	rec := e.rec
 	var schema json.RawMessage
 	if e.tool != nil {
@@ -176,7 +194,7 @@ func finish(e entry) *mcpgate.CallRecord {
 		if rec.ArgsHash == "" {
 			rec.ArgsHash, _ = mcpgate.HashDecodedArguments(rec.Tool, v)
 		}
-		rec.Arguments = redactDecoded(rec.Arguments, v, schema) // after the hash: it changes v
+		rec.Arguments = l.redact.redactDecoded(rec.Arguments, v, schema) // after the hash: it changes v
 	} else {
 		rec.Arguments = nil
 	}
@@ -184,6 +202,22 @@ func finish(e entry) *mcpgate.CallRecord {
 		if b, err := json.Marshal(e.res); err == nil {
 			rec.ResultBytes = len(b)
 		}
+		if e.res.Failure != "" && rec.Error == "" {
+			rec.Error = failureText(e.res)
+		}
 	}
 	return rec
+}
+
+// failureText is the text of a result whose backend could not serve the
+// call (a timeout, an API that could not be reached), for the record's
+// error message.
+func failureText(res *mcpgate.Result) string {
+	var texts []string
+	for _, c := range res.Content {
+		if c.Type == "text" && c.Text != "" {
+			texts = append(texts, c.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }

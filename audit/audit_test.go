@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/audit"
@@ -91,3 +92,51 @@ func TestFullQueueDrops(t *testing.T) {
 type counter struct{ n atomic.Int64 }
 
 func (c *counter) AuditDropped() { c.n.Add(1) }
+
+// TestFailureMessage checks that a result whose backend could not serve
+// the call records its text as the call's error message.
+func TestFailureMessage(t *testing.T) {
+	s := mustStore(t)
+	l := audit.New(&audit.Options{Store: s})
+	go l.Run()
+	res := mcpgate.ErrorResult("Request to api timed out after 1s.")
+	res.Failure = mcpgate.ETIMEOUT
+	l.Audit(&mcpgate.CallRecord{AgentID: "a", Tool: "t", Outcome: mcpgate.OutcomeTimeout}, &mcpgate.Tool{Name: "t"}, res)
+	l.Audit(&mcpgate.CallRecord{AgentID: "a", Tool: "u", Outcome: mcpgate.OutcomeToolError}, &mcpgate.Tool{Name: "u"}, mcpgate.ErrorResult("HTTP 409"))
+	l.Close()
+	calls, _, err := s.ListCalls(context.Background(), mcpgate.CallFilter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range calls {
+		got[c.Tool] = c.Error
+	}
+	if got["t"] != "Request to api timed out after 1s." || got["u"] != "" {
+		t.Fatalf("errors %q", got)
+	}
+}
+
+// TestFullBatchWakesWriter checks that a full batch is written without
+// waiting for the flush interval: the writer is woken once per batch.
+func TestFullBatchWakesWriter(t *testing.T) {
+	s := mustStore(t)
+	l := audit.New(&audit.Options{Store: s, BatchSize: 3, FlushEvery: time.Hour})
+	go l.Run()
+	defer l.Close()
+	for i := range 3 {
+		l.Audit(record(i), nil, nil)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		calls, _, err := s.ListCalls(context.Background(), mcpgate.CallFilter{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(calls) == 3 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of a full batch of 3 written", len(calls))
+		}
+	}
+}

@@ -23,7 +23,7 @@ func Redact(args, schema json.RawMessage) json.RawMessage {
 	if !ok {
 		return nil
 	}
-	return redactDecoded(args, v, schema)
+	return newRedactor().redactDecoded(args, v, schema)
 }
 
 // decode decodes JSON with numbers kept as json.Number.
@@ -34,11 +34,26 @@ func decode(raw json.RawMessage) (any, bool) {
 	return v, d.Decode(&v) == nil
 }
 
+// redactorCacheSize bounds each of a redactor's caches; a full cache is
+// emptied and filled anew.
+const redactorCacheSize = 1024
+
+// redactor redacts arguments, remembering each input schema decoded and
+// each property name judged, which the same tools' calls meet again and
+// again. It is not safe for concurrent use: the log's writer owns one.
+type redactor struct {
+	schemas map[string]map[string]any // by the schema's JSON text
+	names   map[string]bool           // SecretName by name
+}
+
+// newRedactor returns a redactor with empty caches.
+func newRedactor() *redactor {
+	return &redactor{schemas: map[string]map[string]any{}, names: map[string]bool{}}
+}
+
 // redactDecoded is Redact of args decoded as v, which it may change.
-func redactDecoded(args json.RawMessage, v any, schema json.RawMessage) json.RawMessage {
-	var s map[string]any
-	_ = json.Unmarshal(schema, &s) // no schema: names decide alone
-	if !redactValue(v, s) {
+func (r *redactor) redactDecoded(args json.RawMessage, v any, schema json.RawMessage) json.RawMessage {
+	if !r.redactValue(v, r.schema(schema)) {
 		return args
 	}
 	b, err := json.Marshal(v)
@@ -48,16 +63,44 @@ func redactDecoded(args json.RawMessage, v any, schema json.RawMessage) json.Raw
 	return b
 }
 
+// schema returns the decoded input schema; nil when there is none or it
+// does not decode (then names decide alone).
+func (r *redactor) schema(raw json.RawMessage) map[string]any {
+	if s, ok := r.schemas[string(raw)]; ok {
+		return s
+	}
+	var s map[string]any
+	_ = json.Unmarshal(raw, &s)
+	if len(r.schemas) >= redactorCacheSize {
+		clear(r.schemas)
+	}
+	r.schemas[string(raw)] = s
+	return s
+}
+
+// secretName is SecretName, remembered.
+func (r *redactor) secretName(name string) bool {
+	if secret, ok := r.names[name]; ok {
+		return secret
+	}
+	secret := SecretName(name)
+	if len(r.names) >= redactorCacheSize {
+		clear(r.names)
+	}
+	r.names[name] = secret
+	return secret
+}
+
 // redactValue redacts inside v in place and reports whether it changed.
-func redactValue(v any, schema map[string]any) bool {
+func (r *redactor) redactValue(v any, schema map[string]any) bool {
 	switch v := v.(type) {
 	case map[string]any:
-		return redactObject(v, schema)
+		return r.redactObject(v, schema)
 	case []any:
 		items, _ := schema["items"].(map[string]any)
 		changed := false
 		for _, e := range v {
-			changed = redactValue(e, items) || changed
+			changed = r.redactValue(e, items) || changed
 		}
 		return changed
 	}
@@ -65,17 +108,17 @@ func redactValue(v any, schema map[string]any) bool {
 }
 
 // redactObject redacts an object's sensitive members.
-func redactObject(obj map[string]any, schema map[string]any) bool {
+func (r *redactor) redactObject(obj map[string]any, schema map[string]any) bool {
 	props, _ := schema["properties"].(map[string]any)
 	changed := false
 	for name, val := range obj {
 		ps, _ := props[name].(map[string]any)
-		if sensitiveSchema(ps) || SecretName(name) {
+		if sensitiveSchema(ps) || r.secretName(name) {
 			obj[name] = Redacted
 			changed = true
 			continue
 		}
-		changed = redactValue(val, ps) || changed
+		changed = r.redactValue(val, ps) || changed
 	}
 	return changed
 }

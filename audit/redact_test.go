@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -34,5 +35,30 @@ func TestSecretName(t *testing.T) {
 		if got := SecretName(name); got != want {
 			t.Errorf("SecretName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestRedactorCaches checks that a redactor's remembered schemas and names
+// give the answers of fresh ones: a schema is known by its text, so a
+// tool whose schema changes is redacted by the new one.
+func TestRedactorCaches(t *testing.T) {
+	r := newRedactor()
+	args := `{"note":"n","password":"p"}`
+	for i, tc := range []struct{ schema, want string }{
+		{`{"properties":{"note":{"x-sensitive":true}}}`, `{"note":"[REDACTED]","password":"[REDACTED]"}`},
+		{`{"properties":{"note":{"type":"string"}}}`, `{"note":"n","password":"[REDACTED]"}`},
+		{`{"properties":{"note":{"x-sensitive":true}}}`, `{"note":"[REDACTED]","password":"[REDACTED]"}`},
+		{``, `{"note":"n","password":"[REDACTED]"}`},
+	} {
+		v, _ := decode(json.RawMessage(args))
+		if got := string(r.redactDecoded(json.RawMessage(args), v, json.RawMessage(tc.schema))); got != tc.want {
+			t.Errorf("%d: %s, want %s", i, got, tc.want)
+		}
+	}
+	for i := range redactorCacheSize + 1 {
+		r.secretName(fmt.Sprintf("field%d", i))
+	}
+	if len(r.names) > redactorCacheSize || !r.secretName("api_key") {
+		t.Errorf("%d names remembered", len(r.names))
 	}
 }

@@ -146,13 +146,20 @@ func duplicates(t *testing.T, calls []func() *rpcResponse, api *countingAPI, bef
 	return first, conflicts
 }
 
-// TestIdempotencyKeys drives the binary on SQLite: 50 duplicates reach the
-// backend once, a changed argument is 422, the HandsAI surface replays too,
-// the result survives a restart, a short TTL expires, and the audit log
-// records every outcome with the secrets redacted.
+// TestIdempotencyKeys drives the binary on each engine: 50 duplicates
+// reach the backend once, a changed argument is 422, the HandsAI surface
+// replays too, the result survives a restart, a short TTL expires, and the
+// audit log records every outcome with the secrets redacted.
 func TestIdempotencyKeys(t *testing.T) {
-	dir := t.TempDir()
-	env := []string{"MCPGATE_DATA_DIR=" + filepath.Join(dir, "data")}
+	t.Run("sqlite", func(t *testing.T) {
+		testIdempotencyKeys(t, []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		testIdempotencyKeys(t, []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
+	})
+}
+
+func testIdempotencyKeys(t *testing.T, env []string) {
 	s, g := newShop(t, env)
 	args := `{"item":"tea","password":"hunter2","note":"gift","idempotency_key":"order-1"}`
 	calls := make([]func() *rpcResponse, 50)

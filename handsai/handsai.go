@@ -79,8 +79,10 @@ func (s *Surface) ServeCall(w http.ResponseWriter, r *http.Request, cred *mcpgat
 }
 
 // serve decodes the request's JSON-RPC object, runs fn and writes the
-// response: HTTP 200 for every JSON-RPC answer but a rate limit's refusal
-// (429 with Retry-After), and 413 for a body over 4 MiB.
+// response: HTTP 200 for every JSON-RPC answer but a gateway condition's
+// (429 with Retry-After for a rate limit, 409 for an idempotency key in
+// flight, 422 for a key reused for another call), and 413 for a body over
+// 4 MiB.
 func (s *Surface) serve(w http.ResponseWriter, r *http.Request, cred *mcpgate.Credential, method string, fn handsAIMethod) {
 	body, err := readHandsAIBody(w, r)
 	if err != nil {
@@ -139,8 +141,10 @@ func writeRPCStatus(w http.ResponseWriter, status int, req *rpcRequest, result a
 
 // handsAIError is the one place where errors of the HandsAI surface become
 // JSON-RPC errors: an unknown tool is -32602 "Invalid params: tool not
-// found", a rate limit's refusal -32000 with the MCP endpoint's data, and
-// every other failure to run a tool is -32603 "Internal error: …".
+// found"; a rate limit's refusal, an idempotency key in flight and a key
+// reused for another call are -32000 with the MCP endpoint's data (and its
+// status as the HTTP status); every other failure to run a tool is -32603
+// "Internal error: …".
 func (s *Surface) handsAIError(req *rpcRequest, err error) *rpcFailure {
 	var fail *rpcFailure
 	switch code := mcpgate.ErrorCode(err); {
@@ -148,8 +152,8 @@ func (s *Surface) handsAIError(req *rpcRequest, err error) *rpcFailure {
 		return fail
 	case code == mcpgate.ENOTFOUND:
 		return rpcFailf(handsAIInvalidParams, "Invalid params: tool not found")
-	case code == mcpgate.ERATELIMIT:
-		return rateLimitFailure(err)
+	case code == mcpgate.ERATELIMIT, code == mcpgate.ECONFLICT, code == mcpgate.EMISMATCH:
+		return conditionFailure(err)
 	case code == mcpgate.EINTERNAL:
 		s.opts.Logger.Error("HandsAI "+req.Method+" failed", "err", err)
 		return rpcFailf(handsAIInternal, "Internal error: the gateway failed; its log has the details")

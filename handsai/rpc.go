@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/mcpgate/mcpgate"
@@ -62,12 +61,18 @@ type failureData struct {
 // endpoint's.
 const handsAIGateway = -32000
 
-// rateLimitFailure is the failure of a call refused by a rate limit.
-func rateLimitFailure(err error) *rpcFailure {
+// conditionFailure is the failure of a call the gateway refused for a
+// condition the caller can act on: a rate limit (ERATELIMIT, 429 with
+// retry_after_ms), a key still in flight (ECONFLICT, 409) or a key reused
+// for another call (EMISMATCH, 422). The data is the MCP endpoint's.
+func conditionFailure(err error) *rpcFailure {
+	code := mcpgate.ErrorCode(err)
+	d := &failureData{Reason: code, Status: mcpgate.HTTPStatus(code)}
 	var e *mcpgate.Error
-	errors.As(err, &e) // ERATELIMIT is always an *mcpgate.Error
-	return &rpcFailure{Code: handsAIGateway, Message: e.Message,
-		Data: &failureData{Reason: e.Code, Status: http.StatusTooManyRequests, RetryAfterMS: e.RetryAfterMS}}
+	if errors.As(err, &e) {
+		d.RetryAfterMS = e.RetryAfterMS
+	}
+	return &rpcFailure{Code: handsAIGateway, Message: mcpgate.ErrorMessage(err), Data: d}
 }
 
 // Error returns the message.

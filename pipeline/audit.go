@@ -52,6 +52,8 @@ func outcomeOf(st *callState, res *mcpgate.Result, err error) string {
 		return mcpgate.OutcomeReplayed
 	case st.rejected:
 		return mcpgate.OutcomeRejected
+	case res.Failure != "":
+		return errorOutcome(res.Failure)
 	case res.Invalid != nil:
 		return mcpgate.OutcomeInvalid
 	case res.IsError:

@@ -116,13 +116,14 @@ func replay(held, c *mcpgate.IdempotencyClaim, st *callState) (*mcpgate.Result, 
 }
 
 // settle stores the call's result under its key, or releases the key after
-// a gateway error (timeout, unavailable, canceled, ...) so that a retry may
-// run. A result with isError is stored like any other. It runs even when
+// a gateway error (timeout, unavailable, canceled, ...), or a result whose
+// backend could not serve the call (Failure), so that a retry may run. A
+// result with isError is otherwise stored like any other. It runs even when
 // the caller has gone.
 func (p *Pipeline) settle(ctx context.Context, c *mcpgate.IdempotencyClaim, res *mcpgate.Result, err error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err == nil {
+	if err == nil && res.Failure == "" {
 		var b []byte
 		if b, err = json.Marshal(res); err == nil {
 			err = p.opts.Idempotency.CompleteIdempotency(ctx, c, b)

@@ -253,6 +253,8 @@ func TestOutcomeOf(t *testing.T) {
 		{callState{replayed: true}, ok, nil, mcpgate.OutcomeReplayed},
 		{callState{}, &mcpgate.Result{IsError: true}, nil, mcpgate.OutcomeToolError},
 		{callState{}, &mcpgate.Result{IsError: true, Invalid: mcpgate.Errorf(mcpgate.EINVALID, "x")}, nil, mcpgate.OutcomeInvalid},
+		{callState{}, &mcpgate.Result{IsError: true, Failure: mcpgate.ETIMEOUT}, nil, mcpgate.OutcomeTimeout},
+		{callState{}, &mcpgate.Result{IsError: true, Failure: mcpgate.EUNAVAILABLE}, nil, mcpgate.OutcomeUnavailable},
 		{callState{}, nil, mcpgate.Errorf(mcpgate.ETIMEOUT, "x"), mcpgate.OutcomeTimeout},
 		{callState{}, nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "x"), mcpgate.OutcomeUnavailable},
 		{callState{}, nil, mcpgate.Errorf(mcpgate.ERATELIMIT, "x"), mcpgate.OutcomeRateLimited},
@@ -291,5 +293,30 @@ func TestIdempotencyTimeoutReleases(t *testing.T) {
 	}
 	if got := a.outcomes(); len(got) != 2 || got[1] != mcpgate.OutcomeOK {
 		t.Fatalf("outcomes %v", got)
+	}
+}
+
+// TestIdempotencyBackendFailureReleases checks a result whose backend
+// could not serve the call (a REST API that timed out or refused the
+// connection): the caller gets the result, the key is released so that a
+// retry runs, and the audit log says timeout or unavailable.
+func TestIdempotencyBackendFailureReleases(t *testing.T) {
+	failures := []string{mcpgate.ETIMEOUT, mcpgate.EUNAVAILABLE}
+	h, a := newIdemHarness(t, func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		if len(failures) == 0 {
+			return &mcpgate.Result{}, nil
+		}
+		res := mcpgate.ErrorResult("Request to api failed.")
+		res.Failure, failures = failures[0], failures[1:]
+		return res, nil
+	})
+	for range 3 {
+		if _, err := h.keyedCall(context.Background(), "echo", `{"idempotency_key":"k"}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{mcpgate.OutcomeTimeout, mcpgate.OutcomeUnavailable, mcpgate.OutcomeOK}
+	if got := a.outcomes(); strings.Join(got, " ") != strings.Join(want, " ") || len(h.rest.callLog()) != 3 {
+		t.Fatalf("outcomes %v, backend calls %d; want %v and 3", got, len(h.rest.callLog()), want)
 	}
 }

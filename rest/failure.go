@@ -15,13 +15,34 @@ import (
 )
 
 // failure maps an error of sending a request or reading its response to a
-// result naming what went wrong and the host, never the query. A call the
-// caller canceled is an ECANCELED error instead.
+// result naming what went wrong and the host, never the query, with its
+// Failure set when the API did not answer in time or could not be reached.
+// A call the caller canceled is an ECANCELED error instead.
 func failure(ctx context.Context, host string, timeout time.Duration, err error) (*mcpgate.Result, error) {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, mcpgate.Errorf(mcpgate.ECANCELED, "the call was canceled")
 	}
-	return mcpgate.ErrorResult("%s", describe(host, timeout, err)), nil
+	res := mcpgate.ErrorResult("%s", describe(host, timeout, err))
+	res.Failure = failureCode(err)
+	return res, nil
+}
+
+// failureCode is ETIMEOUT for a request that ran out of time, EUNAVAILABLE
+// for an API that could not be reached (refused, reset, unreachable, no
+// such host), and "" for any other failure, such as an SSRF refusal or a
+// TLS error, which a retry would meet again.
+func failureCode(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, netguard.ErrBlocked):
+		return ""
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		return mcpgate.ETIMEOUT
+	case errors.As(err, &dns), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return mcpgate.EUNAVAILABLE
+	}
+	return ""
 }
 
 // describe says in a sentence why a request to host failed.

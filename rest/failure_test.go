@@ -102,23 +102,31 @@ func TestCallToolFailures(t *testing.T) {
 		http.Redirect(w, r, loop.URL+r.URL.Path+"x", http.StatusFound)
 	})
 	refused := closedAddr(t)
+	// failure is the result's Failure: the API could not serve the call
+	// (timeout, unavailable), which the audit log and idempotency read.
 	tests := []struct {
 		name    string
 		base    string
 		timeout time.Duration
 		want    []string
+		failure string
 	}{
-		{"connection refused", "http://" + refused, 0, []string{"Connection to " + refused + " refused."}},
-		{"timeout", blocking.URL, 50 * time.Millisecond, []string{"Request to " + strings.TrimPrefix(blocking.URL, "http://") + " timed out after 50ms."}},
-		{"tls", untrusted.URL, 0, []string{"TLS failure with " + strings.TrimPrefix(untrusted.URL, "https://"), "x509"}},
-		{"https to plain http", strings.Replace(blocking.URL, "http:", "https:", 1), 0, []string{"failed: http: server gave HTTP response to HTTPS client."}},
-		{"too many redirects", loop.URL, 0, []string{"failed: stopped after 10 redirects."}},
+		{"connection refused", "http://" + refused, 0, []string{"Connection to " + refused + " refused."}, mcpgate.EUNAVAILABLE},
+		{"timeout", blocking.URL, 50 * time.Millisecond, []string{"Request to " + strings.TrimPrefix(blocking.URL, "http://") + " timed out after 50ms."}, mcpgate.ETIMEOUT},
+		{"tls", untrusted.URL, 0, []string{"TLS failure with " + strings.TrimPrefix(untrusted.URL, "https://"), "x509"}, ""},
+		{"https to plain http", strings.Replace(blocking.URL, "http:", "https:", 1), 0, []string{"failed: http: server gave HTTP response to HTTPS client."}, ""},
+		{"too many redirects", loop.URL, 0, []string{"failed: stopped after 10 redirects."}, ""},
+		{"ssrf refusal", "http://169.254.169.254", 0, []string{"refused"}, ""},
 	}
 	b := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			call := newCall(tt.base, &mcpgate.Request{Path: "/x", Query: secretQuery, Timeout: mcpgate.Duration(tt.timeout)}, `{}`)
-			wantError(t, mustCall(t, b, call), tt.want...)
+			res := mustCall(t, b, call)
+			wantError(t, res, tt.want...)
+			if res.Failure != tt.failure {
+				t.Errorf("Failure = %q, want %q", res.Failure, tt.failure)
+			}
 		})
 	}
 }

@@ -76,7 +76,8 @@ func New(opts *Options) *Backend {
 // CallTool sends the HTTP request the call's tool describes, filled with the
 // call's arguments, and maps the response to a result. Whatever goes wrong
 // with the request or the response, an SSRF refusal included, is a result
-// with IsError; only a call the caller cancels returns an error, ECANCELED.
+// with IsError (with Failure set when the API timed out or could not be
+// reached); only a call the caller cancels returns an error, ECANCELED.
 func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 	skill := call.Skill
 	if skill == nil {

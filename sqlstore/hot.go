@@ -16,14 +16,21 @@ func hotQueries() []string {
 	return []string{keyByHashQuery, sessionByIDQuery}
 }
 
+// hotWrites run on every call with an idempotency key: claiming the key and
+// storing the result. They are prepared once on the writer, which saves
+// SQLite compiling each of them on every keyed call.
+func hotWrites() []string {
+	return []string{claimIdempotencyQuery, completeIdempotencyQuery}
+}
+
 // hotStatements maps each hot query's text to its prepared statement. It is
 // not changed after New.
 type hotStatements map[string]*sql.Stmt
 
-// prepareHot prepares the hot queries on db.
-func prepareHot(ctx context.Context, db *sql.DB) (hotStatements, error) {
+// prepareHot prepares queries on db.
+func prepareHot(ctx context.Context, db *sql.DB, queries []string) (hotStatements, error) {
 	h := hotStatements{}
-	for _, q := range hotQueries() {
+	for _, q := range queries {
 		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
 			_ = h.close()
@@ -50,4 +57,12 @@ func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Ro
 		return st.QueryRowContext(ctx, args...)
 	}
 	return s.read.QueryRowContext(ctx, query, args...)
+}
+
+// exec runs a write, through its prepared statement when it has one.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st, ok := s.hotWrite[query]; ok {
+		return st.ExecContext(ctx, args...)
+	}
+	return s.write.ExecContext(ctx, query, args...)
 }

@@ -12,6 +12,14 @@ import (
 
 const idempotencyColumns = `identity, agent_id, key, token, hash, result, claimed_at, stale_at, expires_at`
 
+// claimIdempotencyQuery inserts a claim unless its key is held.
+const claimIdempotencyQuery = `INSERT INTO idempotency (` + idempotencyColumns + `)
+	VALUES ($1, $2, $3, $4, $5, NULL, $6, $7, $8) ON CONFLICT (identity, agent_id, key) DO NOTHING`
+
+// completeIdempotencyQuery stores the result of the claim with a token.
+const completeIdempotencyQuery = `UPDATE idempotency SET result = $5
+	WHERE identity = $1 AND agent_id = $2 AND key = $3 AND token = $4`
+
 // ClaimIdempotency claims c's key: one INSERT that the primary key lets win
 // once; failing that, one UPDATE that takes over an expired or stale row;
 // failing that, the row that holds the key.
@@ -44,8 +52,7 @@ func normalizeClaim(c *mcpgate.IdempotencyClaim) {
 // reports whether it did.
 func (s *Store) claimRow(ctx context.Context, c *mcpgate.IdempotencyClaim, now time.Time) (bool, error) {
 	args := []any{c.Identity, c.AgentID, c.Key, c.Token, c.Hash, micros(c.ClaimedAt), micros(c.StaleAt), micros(c.ExpiresAt)}
-	res, err := s.write.ExecContext(ctx, `INSERT INTO idempotency (`+idempotencyColumns+`)
-		VALUES ($1, $2, $3, $4, $5, NULL, $6, $7, $8) ON CONFLICT (identity, agent_id, key) DO NOTHING`, args...)
+	res, err := s.exec(ctx, claimIdempotencyQuery, args...)
 	if err != nil {
 		return false, fmt.Errorf("claim idempotency key %s: %w", c.Key, err)
 	}
@@ -65,9 +72,7 @@ func (s *Store) claimRow(ctx context.Context, c *mcpgate.IdempotencyClaim, now t
 
 // CompleteIdempotency stores the result of the claim with c's token.
 func (s *Store) CompleteIdempotency(ctx context.Context, c *mcpgate.IdempotencyClaim, result []byte) error {
-	res, err := s.write.ExecContext(ctx, `UPDATE idempotency SET result = $5
-		WHERE identity = $1 AND agent_id = $2 AND key = $3 AND token = $4`,
-		c.Identity, c.AgentID, c.Key, c.Token, string(result))
+	res, err := s.exec(ctx, completeIdempotencyQuery, c.Identity, c.AgentID, c.Key, c.Token, string(result))
 	if err != nil {
 		return fmt.Errorf("complete idempotency key %s: %w", c.Key, err)
 	}

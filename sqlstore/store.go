@@ -33,6 +33,7 @@ type Store struct {
 	readDB, writeDB *sql.DB // nil inside a transaction
 	inTx            bool
 	hot             hotStatements // nil inside a transaction
+	hotWrite        hotStatements // prepared on the writer; nil inside a transaction
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.
@@ -48,11 +49,16 @@ type querier interface {
 // connection and read a separate read-only pool; for PostgreSQL both are the
 // same pool. Close closes both.
 func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
-	hot, err := prepareHot(ctx, read)
+	hot, err := prepareHot(ctx, read, hotQueries())
 	if err != nil {
 		return nil, err
 	}
-	return &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot}, nil
+	hotWrite, err := prepareHot(ctx, write, hotWrites())
+	if err != nil {
+		_ = hot.close()
+		return nil, err
+	}
+	return &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}, nil
 }
 
 // Tx runs fn with a Store bound to one transaction on the writer: its reads
@@ -133,7 +139,7 @@ func (s *Store) Close() error {
 	if s.inTx {
 		return nil
 	}
-	errs := []error{s.hot.close(), s.writeDB.Close()}
+	errs := []error{s.hot.close(), s.hotWrite.close(), s.writeDB.Close()}
 	if s.readDB != s.writeDB {
 		errs = append(errs, s.readDB.Close())
 	}

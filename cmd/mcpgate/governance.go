@@ -64,6 +64,15 @@ func firstSet(a, b time.Duration) time.Duration {
 	return b
 }
 
+// govern puts the idempotency stage's store and the audit log in the
+// pipeline's options, unless Config.ungoverned leaves them out.
+func (m *Main) govern(opts *pipeline.Options, met *metrics.Metrics) {
+	if m.Config.ungoverned {
+		return
+	}
+	opts.Idempotency, opts.Auditor = m.store, m.newAuditLog(met)
+}
+
 // newAuditLog starts the audit log's writer; Close flushes it.
 func (m *Main) newAuditLog(met *metrics.Metrics) *audit.Log {
 	m.audit = audit.New(&audit.Options{Store: m.store, Dropped: met.NewAuditDrops(), Logger: m.logger})

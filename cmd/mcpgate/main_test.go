@@ -232,6 +232,13 @@ func mustStartGateway(tb testing.TB, flags ...string) *testGateway {
 // flags, and stops it at the end of the test.
 func mustStartMain(tb testing.TB, config string, flags ...string) *testGateway {
 	tb.Helper()
+	return mustStartMainWith(tb, config, nil, flags...)
+}
+
+// mustStartMainWith is mustStartMain with set, when not nil, changing the
+// Main after its flags are parsed and before it runs.
+func mustStartMainWith(tb testing.TB, config string, set func(*Main), flags ...string) *testGateway {
+	tb.Helper()
 	dir := tb.TempDir()
 	g := &testGateway{backend: newTestBackend(tb), config: config, cfgPath: filepath.Join(dir, "mcpgate.yaml"), closed: closedURL(tb)}
 	g.mustWriteConfig(tb, "")
@@ -241,6 +248,9 @@ func mustStartMain(tb testing.TB, config string, flags ...string) *testGateway {
 	args := append([]string{"--addr", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"), "--config", g.cfgPath, "--log-level", "warn"}, flags...)
 	if err := g.ParseFlags(args); err != nil {
 		tb.Fatalf("ParseFlags: %v", err)
+	}
+	if set != nil {
+		set(g.Main)
 	}
 	if err := g.Run(context.Background()); err != nil {
 		g.Close()

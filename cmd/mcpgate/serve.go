@@ -78,6 +78,10 @@ type ServeConfig struct {
 	store      storeFlags
 	rateLimit  rateLimitFlag
 	drain      drainFlags
+	// ungoverned leaves the idempotency stage and the audit log out of the
+	// pipeline: no flag sets it; benchmarks measure the stages' cost
+	// against it.
+	ungoverned bool
 }
 
 // Main is the running gateway: ParseFlags, then Run, then Close. Tests
@@ -297,11 +301,13 @@ func (m *Main) wire() error {
 	}
 	ttl, retention := m.governanceSettings()
 	m.retention = retention
-	pipe := pipeline.New(&pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Tracer: m.tracer, Logger: m.logger,
+	opts := &pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Tracer: m.tracer, Logger: m.logger,
 		Limiter: m.limiter(), DefaultRateLimit: m.Config.rateLimit.limit, LimitRecorder: met,
-		Idempotency: m.store, IdempotencyTTL: ttl, Auditor: m.newAuditLog(met),
-		Approvals: m.store, Signals: b, ApprovalEvents: hub, Events: hub,
-		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}})
+		IdempotencyTTL: ttl,
+		Approvals:      m.store, Signals: b, ApprovalEvents: hub, Events: hub,
+		Attachments: &files.Resolver{Files: m.store, Signer: m.fileSigner(), PublicURL: m.Config.PublicURL}}
+	m.govern(opts, met)
+	pipe := pipeline.New(opts)
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
 	m.tasks = m.newTasks(gw, hub)

@@ -1,0 +1,26 @@
+package sqlstore
+
+import (
+	"regexp"
+	"testing"
+	"time"
+)
+
+// TestNewCallID checks that call IDs keep the form of other IDs, differ
+// within one microsecond, and sort in the order of their calls' times,
+// which keeps inserts at the end of the primary key's index.
+func TestNewCallID(t *testing.T) {
+	form := regexp.MustCompile(`^call_[0-9a-f]{24}$`)
+	at := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+	prev := ""
+	for i := range 1000 {
+		id := newCallID(at.Add(time.Duration(i) * time.Microsecond))
+		if !form.MatchString(id) || id <= prev {
+			t.Fatalf("ID %d: %q after %q", i, id, prev)
+		}
+		prev = id
+	}
+	if newCallID(at) == newCallID(at) {
+		t.Error("two IDs of one microsecond are equal")
+	}
+}
