@@ -43,6 +43,12 @@ type OutboxOptions struct {
 	Wake     func()
 	Recorder Recorder // optional
 	Logger   *slog.Logger
+	// Webhooks, when set, lets the outbox keep a snapshot of which users'
+	// webhooks want which events and drop the others before they reach
+	// the database; Refresh reloads it after a change, and it is reloaded
+	// every RefreshEvery (default DefaultRefreshEvery) in any case.
+	Webhooks     Lister
+	RefreshEvery time.Duration
 }
 
 // Outbox takes published events without ever blocking and writes each,
@@ -51,6 +57,7 @@ type Outbox struct {
 	opts    OutboxOptions
 	queue   chan *mcpgate.Event
 	dropped atomic.Int64
+	subs    subscriptions
 }
 
 // NewOutbox returns an Outbox; run Run in a goroutine.
@@ -68,6 +75,9 @@ func NewOutbox(opts *OutboxOptions) *Outbox {
 	if o.opts.Logger == nil {
 		o.opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.opts.RefreshEvery <= 0 {
+		o.opts.RefreshEvery = DefaultRefreshEvery
+	}
 	o.queue = make(chan *mcpgate.Event, o.opts.QueueSize)
 	return o
 }
@@ -75,6 +85,9 @@ func NewOutbox(opts *OutboxOptions) *Outbox {
 // Publish queues e, setting its ID and CreatedAt when unset. It never
 // blocks: when the queue is full the event is dropped, counted and logged.
 func (o *Outbox) Publish(_ context.Context, e *mcpgate.Event) {
+	if o.opts.Webhooks != nil && !o.subs.wants(e.UserID, e.Type) {
+		return // no webhook wants it
+	}
 	if e.ID == "" {
 		e.ID = mcpgate.NewID("evt_")
 	}
@@ -102,14 +115,32 @@ func (o *Outbox) Dropped() int64 { return o.dropped.Load() }
 
 // Run writes queued events until ctx ends, then writes those still queued.
 func (o *Outbox) Run(ctx context.Context) {
+	tick := time.NewTicker(o.opts.RefreshEvery)
+	defer tick.Stop()
+	o.Refresh(ctx)
 	for {
 		select {
 		case e := <-o.queue:
 			o.write(ctx, e)
+		case <-tick.C:
+			o.Refresh(ctx)
 		case <-ctx.Done():
 			o.flush()
 			return
 		}
+	}
+}
+
+// Refresh reloads which users' webhooks want which events (a no-op
+// without OutboxOptions.Webhooks). Call it after a webhook is made or
+// deleted; until it returns, the outbox may still drop events for a new
+// webhook. A failed load lets every event through.
+func (o *Outbox) Refresh(ctx context.Context) {
+	if o.opts.Webhooks == nil {
+		return
+	}
+	if err := o.subs.load(ctx, o.opts.Webhooks); err != nil && ctx.Err() == nil {
+		o.opts.Logger.Warn("webhooks: reloading the subscriptions failed; every event goes to the database until the next reload", "err", err)
 	}
 }
 

@@ -45,6 +45,9 @@ type ServiceOptions struct {
 	RetryFor time.Duration
 	// Wake is told when a redelivery is due; optional.
 	Wake func()
+	// Changed is told after a webhook was made or deleted (the outbox
+	// reloads what it delivers, here and on other replicas); optional.
+	Changed func(ctx context.Context)
 }
 
 // Service manages webhooks: it checks them, makes and seals their
@@ -66,6 +69,9 @@ func NewService(opts *ServiceOptions) *Service {
 	}
 	if s.opts.Wake == nil {
 		s.opts.Wake = func() {}
+	}
+	if s.opts.Changed == nil {
+		s.opts.Changed = func(context.Context) {}
 	}
 	return s
 }
@@ -90,6 +96,7 @@ func (s *Service) Create(ctx context.Context, userID, rawURL string, events []st
 	if err := s.opts.Store.CreateWebhook(ctx, w); err != nil {
 		return nil, "", err
 	}
+	s.opts.Changed(ctx)
 	return w, secret, nil
 }
 
@@ -159,7 +166,11 @@ func (s *Service) List(ctx context.Context, userID string) ([]*mcpgate.Webhook, 
 
 // Delete deletes a webhook and its deliveries.
 func (s *Service) Delete(ctx context.Context, id string) error {
-	return s.opts.Store.DeleteWebhook(ctx, id)
+	if err := s.opts.Store.DeleteWebhook(ctx, id); err != nil {
+		return err
+	}
+	s.opts.Changed(ctx)
+	return nil
 }
 
 // Deliveries returns a webhook's deliveries, newest first, with their

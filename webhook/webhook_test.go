@@ -60,6 +60,10 @@ func newStack(t *testing.T, retryFor time.Duration) *stack {
 	return s
 }
 
+// policy is the SSRF policy of the stack's service: private addresses
+// allowed, for receivers on 127.0.0.1.
+func (s *stack) policy() netguard.Policy { return netguard.Policy{AllowPrivate: true} }
+
 // receiver is a webhook receiver that answers each request with the next
 // of its statuses (the last one repeating) and checks every signature.
 type receiver struct {

@@ -296,7 +296,7 @@ func (m *Main) wire() error {
 		return err
 	}
 	m.upstream = m.newUpstream(hub, guard)
-	if m.webhooks, err = m.newWebhooks(hub, guard, met); err != nil {
+	if m.webhooks, err = m.newWebhooks(hub, guard, met, b); err != nil {
 		return err
 	}
 	ttl, retention := m.governanceSettings()

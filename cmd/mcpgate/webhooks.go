@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/events"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
@@ -68,12 +69,18 @@ type webhooks struct {
 	service   *webhook.Service
 	outbox    *webhook.Outbox
 	deliverer *webhook.Deliverer
+	bus       *bus.Bus
 }
+
+// webhooksTopic is the bus topic signalled when a webhook is made or
+// deleted: every replica's outbox reloads what it delivers.
+const webhooksTopic = "webhooks"
 
 // newWebhooks builds the webhook machinery, delivering through guard, and
 // subscribes the outbox to every event published on hub, approvals' turned
-// into approval.requested and approval.decided.
-func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.Metrics) (*webhooks, error) {
+// into approval.requested and approval.decided. A webhook made or deleted
+// is signalled on b, so that every replica's outbox hears of it.
+func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.Metrics, b *bus.Bus) (*webhooks, error) {
 	box, err := m.secretBox()
 	if err != nil {
 		return nil, err
@@ -82,9 +89,11 @@ func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.
 	w := &webhooks{deliverer: webhook.NewDeliverer(&webhook.DelivererOptions{
 		Store: m.store, Secrets: box, Client: guard.Client(policy), Timeout: f.Timeout, Backoff: f.Backoff,
 		Recorder: rec, Logger: m.logger,
-	})}
-	w.outbox = webhook.NewOutbox(&webhook.OutboxOptions{Store: m.store, Owners: m.store, Wake: w.deliverer.Wake, Recorder: rec, Logger: m.logger})
-	w.service = webhook.NewService(&webhook.ServiceOptions{Store: m.store, Sealer: box, Policy: policy, Wake: w.deliverer.Wake})
+	}), bus: b}
+	w.outbox = webhook.NewOutbox(&webhook.OutboxOptions{Store: m.store, Owners: m.store, Wake: w.deliverer.Wake, Recorder: rec, Logger: m.logger,
+		Webhooks: m.store})
+	w.service = webhook.NewService(&webhook.ServiceOptions{Store: m.store, Sealer: box, Policy: policy, Wake: w.deliverer.Wake,
+		Changed: w.changed})
 	hub.OnPublish(w.outbox.Publish)
 	hub.OnApprovalRequested(func(a *mcpgate.Approval) {
 		hub.Publish(context.Background(), webhook.ApprovalEvent(mcpgate.EventApprovalRequested, a))
@@ -95,10 +104,23 @@ func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.
 	return w, nil
 }
 
+// changed reloads this replica's outbox at once, so that the next call's
+// event reaches a webhook just made, and tells the other replicas.
+func (w *webhooks) changed(ctx context.Context) {
+	w.outbox.Refresh(ctx)
+	w.bus.Signal(ctx, webhooksTopic)
+}
+
 // run runs the outbox and the deliverer until ctx ends, and sweeps
 // finished deliveries older than the audit log's retention hourly.
 func (w *webhooks) run(ctx context.Context, m *Main) {
+	changes := w.bus.Watch(ctx, webhooksTopic)
 	m.workers.Go(func() { w.outbox.Run(ctx) })
+	m.workers.Go(func() {
+		for range changes {
+			w.outbox.Refresh(ctx)
+		}
+	})
 	m.workers.Go(func() { w.deliverer.Run(ctx) })
 	m.workers.Go(func() { m.sweepDeliveries(ctx) })
 }
