@@ -193,6 +193,8 @@ func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token
 		return appendError(nil, m.ID, &rpcError{Code: codeCancelled, Message: "Request cancelled"}), true
 	case err != nil:
 		return s.errorResponse(ls, m, err), false
+	case modern(ls.version):
+		result = s.modernResult(m.method, result)
 	}
 	return appendResult(nil, m.ID, result), false
 }

@@ -23,6 +23,9 @@ func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, 
 	if err != nil {
 		return s.errorResponse(ls, m, err)
 	}
+	if modern(ls.version) {
+		result = s.modernResult(m.method, result)
+	}
 	return appendResult(nil, m.ID, result)
 }
 
