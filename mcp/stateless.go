@@ -98,7 +98,7 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 		w.WriteHeader(http.StatusAccepted) // the revision defines none over HTTP; accepted and ignored
 		return
 	}
-	proto, fail := s.checkStateless(r, m)
+	proto, fail := s.checkStateless(r, agent, m)
 	if fail != nil {
 		writeJSON(w, fail.status, appendError(nil, m.ID, fail.err))
 		return
@@ -123,7 +123,7 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 // methods that name something) Mcp-Name missing or differing from the body,
 // is 400 with -32020; a method the server does not implement is 404 with
 // -32601.
-func (s *Server) checkStateless(r *http.Request, m *message) (*requestProtocol, *statelessFailure) {
+func (s *Server) checkStateless(r *http.Request, agent *mcpgate.Agent, m *message) (*requestProtocol, *statelessFailure) {
 	hv := r.Header.Get("Mcp-Protocol-Version")
 	if !modern(hv) {
 		return nil, unsupportedVersion(hv)
@@ -138,18 +138,28 @@ func (s *Server) checkStateless(r *http.Request, m *message) (*requestProtocol, 
 	if f := checkHeaders(r, m); f != nil {
 		return nil, f
 	}
-	if !s.statelessKnown(m.method) {
+	if !s.statelessKnown(r.Context(), agent, m.method) {
 		return nil, &statelessFailure{http.StatusNotFound, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("Method not found: %q", m.method)}}
 	}
 	return proto, nil
 }
 
-// statelessKnown reports whether a 2026-07-28 request may name method.
-func (s *Server) statelessKnown(method string) bool {
+// statelessKnown reports whether a 2026-07-28 request to agent may name
+// method: a relayed method only when the agent has its capability, so that
+// prompts/list on an agent without prompts is the revision's 404 too.
+func (s *Server) statelessKnown(ctx context.Context, agent *mcpgate.Agent, method string) bool {
 	if statelessMethods[method] {
 		return true
 	}
-	return s.relays(method) && method != "resources/subscribe" && method != "resources/unsubscribe"
+	if !s.relays(method) || method == "resources/subscribe" || method == "resources/unsubscribe" {
+		return false
+	}
+	caps, err := s.relayer.Capabilities(ctx, agent)
+	if err != nil {
+		return true // relay reports the error itself
+	}
+	c := caps[relayedMethods[method]]
+	return c != nil && string(c) != "null"
 }
 
 // unsupportedVersion is the revision's UnsupportedProtocolVersionError:

@@ -231,3 +231,29 @@ func TestStatelessLogLevel(t *testing.T) {
 		t.Error("a 2026-07-28 stream starts with a priming event or comment")
 	}
 }
+
+// TestStatelessRelay checks relayed methods on 2026-07-28: results gain
+// resultType (and caching hints for lists and reads), capabilities lose
+// listChanged and subscribe, and a method the agent lacks, or one the
+// revision removed, is 404.
+func TestStatelessRelay(t *testing.T) {
+	h, _ := mustRelayHarness(t, nil)
+	_, v := h.mustModern(t, modernReq("server/discover", "", ""))
+	caps := v["result"].(map[string]any)["capabilities"]
+	diff(t, "capabilities", map[string]any{"tools": map[string]any{}, "logging": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{}}, caps)
+	status, v := h.mustModern(t, modernReq("resources/read", "file:///a", `"uri":"file:///a"`))
+	res, _ := v["result"].(map[string]any)
+	if status != 200 || res["resultType"] != "complete" || res["ttlMs"] != float64(0) || res["method"] != "resources/read" {
+		t.Fatalf("resources/read: %d %v", status, v)
+	}
+	status, v = h.mustModern(t, modernReq("prompts/get", "p", `"name":"p"`))
+	res, _ = v["result"].(map[string]any)
+	if _, cached := res["ttlMs"]; status != 200 || res["resultType"] != "complete" || cached {
+		t.Fatalf("prompts/get: %d %v", status, v)
+	}
+	for _, method := range []string{"completion/complete", "resources/subscribe"} {
+		if status, v := h.mustModern(t, modernReq(method, "", "")); status != 404 || errCode(v) != codeMethodNotFound {
+			t.Errorf("%s: %d %v, want 404 -32601", method, status, v)
+		}
+	}
+}
