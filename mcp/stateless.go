@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -128,14 +129,14 @@ func (s *Server) checkStateless(r *http.Request, agent *mcpgate.Agent, m *messag
 	if !modern(hv) {
 		return nil, unsupportedVersion(hv)
 	}
-	proto, err := readProtocol(m.Params)
+	proto, params, err := readProtocol(m.Params)
 	if err != nil {
 		return nil, &statelessFailure{http.StatusBadRequest, toRPCError(err)}
 	}
 	if proto.version != hv {
 		return nil, mismatch(fmt.Sprintf("MCP-Protocol-Version header %q does not match _meta %s %q", hv, metaProtocolVersion, proto.version))
 	}
-	if f := checkHeaders(r, m); f != nil {
+	if f := checkHeaders(r, m, params); f != nil {
 		return nil, f
 	}
 	if !s.statelessKnown(r.Context(), agent, m.method) {
@@ -189,40 +190,55 @@ type protocolMeta struct {
 	} `json:"io.modelcontextprotocol/clientInfo"`
 }
 
+// statelessParams is what the transport reads of a 2026-07-28 request's
+// params, in one pass: _meta, and the members Mcp-Name mirrors.
+type statelessParams struct {
+	Meta protocolMeta    `json:"_meta"`
+	Name json.RawMessage `json:"name"`
+	URI  json.RawMessage `json:"uri"`
+}
+
 // readProtocol reads the per-request protocol fields of params._meta: the
 // version (a string) and the client capabilities (an object) must be there;
-// a logLevel must be a known level.
-func readProtocol(params json.RawMessage) (*requestProtocol, error) {
-	var p struct {
-		Meta protocolMeta `json:"_meta"`
-	}
+// a logLevel must be a known level. It also returns the params.
+func readProtocol(params json.RawMessage) (*requestProtocol, *statelessParams, error) {
+	var p statelessParams
 	if err := unmarshalParams(params, &p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
 	case p.Meta.Version == nil:
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: a 2026-07-28 request needs params._meta[%q]", metaProtocolVersion)
+		return nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: a 2026-07-28 request needs params._meta[%q]", metaProtocolVersion)
 	case firstByte(p.Meta.Caps) != '{':
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: a 2026-07-28 request needs params._meta[%q], an object", metaClientCaps)
+		return nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: a 2026-07-28 request needs params._meta[%q], an object", metaClientCaps)
 	}
 	proto := &requestProtocol{version: *p.Meta.Version, clientCaps: p.Meta.Caps, clientName: p.Meta.ClientInfo.Name, level: noLogs}
 	if p.Meta.LogLevel != nil {
 		if proto.level = levelIndex(*p.Meta.LogLevel); proto.level < 0 {
-			return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: unknown %s %q: use debug, info, notice, warning, error, critical, alert or emergency", metaLogLevel, *p.Meta.LogLevel)
+			return nil, nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: unknown %s %q: use debug, info, notice, warning, error, critical, alert or emergency", metaLogLevel, *p.Meta.LogLevel)
 		}
 	}
-	return proto, nil
+	return proto, &p, nil
 }
 
-// namedBy maps the methods that need an Mcp-Name header to the params
-// member it mirrors.
-var namedBy = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+// named reports whether method needs an Mcp-Name header, and returns the
+// params member it mirrors: params.uri for resources/read, params.name for
+// tools/call and prompts/get.
+func named(method string, p *statelessParams) (json.RawMessage, bool) {
+	switch method {
+	case "tools/call", "prompts/get":
+		return p.Name, true
+	case "resources/read":
+		return p.URI, true
+	}
+	return nil, false
+}
 
 // checkHeaders checks Mcp-Method against the body's method, and Mcp-Name
 // against params.name or params.uri for the methods that need one. Header
 // names are case-insensitive, values are not; an Mcp-Name in the Base64
 // sentinel form is decoded before the comparison.
-func checkHeaders(r *http.Request, m *message) *statelessFailure {
+func checkHeaders(r *http.Request, m *message, p *statelessParams) *statelessFailure {
 	hm, ok := singleHeader(r, "Mcp-Method")
 	switch {
 	case !ok:
@@ -230,8 +246,8 @@ func checkHeaders(r *http.Request, m *message) *statelessFailure {
 	case hm != m.method:
 		return mismatch(fmt.Sprintf("Mcp-Method header value %q does not match body value %q", hm, m.method))
 	}
-	member, named := namedBy[m.method]
-	if !named {
+	member, ok := named(m.method, p)
+	if !ok {
 		return nil
 	}
 	hn, ok := singleHeader(r, "Mcp-Name")
@@ -242,7 +258,7 @@ func checkHeaders(r *http.Request, m *message) *statelessFailure {
 	if !ok {
 		return mismatch("the Mcp-Name header is not a valid =?base64?…?= value")
 	}
-	if body := paramString(m.Params, member); hn != body {
+	if body, _ := jsonString(member); hn != body {
 		return mismatch(fmt.Sprintf("Mcp-Name header value %q does not match body value %q", hn, body))
 	}
 	return nil
@@ -275,16 +291,6 @@ func decodeHeaderValue(v string) (string, bool) {
 		return "", false
 	}
 	return string(b), true
-}
-
-// paramString returns params[member] when it is a string, else "".
-func paramString(params json.RawMessage, member string) string {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	s, _ := jsonString(p[member])
-	return s
 }
 
 // statelessSession returns the request-scoped stand-in for a session that
@@ -378,6 +384,9 @@ var cacheable = map[string]bool{
 // agent's endpoint lists depends on the credential's grants. A result that
 // is not a JSON object is returned as it is.
 func (s *Server) modernResult(method string, result []byte) []byte {
+	if b, ok := s.appendModern(method, result); ok {
+		return b
+	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(result, &obj) != nil || obj == nil {
 		return result
@@ -407,4 +416,39 @@ func (s *Server) withServerInfo(meta json.RawMessage) json.RawMessage {
 	m[metaServerInfo] = info
 	b, _ := json.Marshal(m) // a map of valid raw JSON always encodes
 	return b
+}
+
+// modernMembers are the result members modernResult sets; a result that
+// may hold one of them (or an escaped member name) takes the slow path.
+var modernMembers = [...]string{`"resultType"`, `"ttlMs"`, `"cacheScope"`, `"_meta"`, `\u`}
+
+// appendModern is modernResult's fast path for a result object holding
+// none of modernMembers, the common case: the members are appended before
+// its closing brace, without decoding it. ok is false when it does not
+// apply.
+func (s *Server) appendModern(method string, result []byte) ([]byte, bool) {
+	body := bytes.TrimSpace(result)
+	if len(body) < 2 || body[0] != '{' || body[len(body)-1] != '}' {
+		return nil, false
+	}
+	for _, m := range modernMembers {
+		if bytes.Contains(body, []byte(m)) {
+			return nil, false
+		}
+	}
+	inner := bytes.TrimSpace(body[1 : len(body)-1])
+	b := make([]byte, 0, len(body)+160)
+	b = append(append(b, '{'), inner...)
+	if len(inner) > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, `"resultType":"complete",`...)
+	if cacheable[method] {
+		b = append(b, `"ttlMs":0,"cacheScope":"private",`...)
+	}
+	b = append(b, `"_meta":{"`+metaServerInfo+`":{"name":`...)
+	b = appendJSONString(b, s.name)
+	b = append(b, `,"version":`...)
+	b = appendJSONString(b, s.version)
+	return append(b, "}}}"...), true
 }

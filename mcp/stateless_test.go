@@ -257,3 +257,28 @@ func TestStatelessRelay(t *testing.T) {
 		}
 	}
 }
+
+// TestModernResult checks both paths of modernResult: appended members,
+// and a result whose own _meta (or resultType) must be merged, not
+// duplicated.
+func TestModernResult(t *testing.T) {
+	s := New(&Options{Sessions: newMemStore(), Gateway: &fakeGateway{}, ServerVersion: "9.9"})
+	defer s.Close()
+	info := `"io.modelcontextprotocol/serverInfo":{"name":"mcpgate","version":"9.9"}`
+	for _, tc := range []struct{ method, in, want string }{
+		{"tools/call", `{}`, `{"resultType":"complete","_meta":{` + info + `}}`},
+		{"tools/call", ` {"content":[]} `, `{"content":[],"resultType":"complete","_meta":{` + info + `}}`},
+		{"tools/list", `{"tools":[]}`, `{"tools":[],"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{` + info + `}}`},
+		{"tools/call", `{"content":[],"_meta":{"mcpgate/context_id":"c1"}}`, `{"_meta":{` + info + `,"mcpgate/context_id":"c1"},"content":[],"resultType":"complete"}`},
+		{"resources/read", `{"resultType":"old","contents":[]}`, `{"_meta":{` + info + `},"cacheScope":"private","contents":[],"resultType":"complete","ttlMs":0}`},
+		{"tools/call", `[1]`, `[1]`},
+	} {
+		if got := string(s.modernResult(tc.method, []byte(tc.in))); got != tc.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", tc.method, tc.in, got, tc.want)
+		}
+		var v any
+		if err := json.Unmarshal(s.modernResult(tc.method, []byte(tc.in)), &v); err != nil {
+			t.Errorf("%s: not JSON: %v", tc.in, err)
+		}
+	}
+}
