@@ -77,7 +77,7 @@ func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveS
 	if reply.paused == nil {
 		resp, cancelled := s.runStreamed(ls, agent, cred, m, reply)
 		if !reply.finish(resp, cancelled) {
-			writeJSON(w, http.StatusOK, resp)
+			writeJSON(w, replyStatus(ls, resp), resp)
 		}
 		return
 	}

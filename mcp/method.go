@@ -48,7 +48,11 @@ func (s *Server) errorResponse(ls *liveSession, m *message, err error) []byte {
 	if mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
 		s.log.Error("mcp: request failed", "method", m.method, "session", ls.id, "err", err)
 	}
-	return appendError(nil, m.ID, toRPCError(err))
+	e := toRPCError(err)
+	if modern(ls.version) {
+		e = modernError(e)
+	}
+	return appendError(nil, m.ID, e)
 }
 
 // notification handles a client notification. Only cancellation needs

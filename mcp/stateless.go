@@ -104,6 +104,9 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 		writeJSON(w, fail.status, appendError(nil, m.ID, fail.err))
 		return
 	}
+	if s.relays(m.method) {
+		m.Params = stripProtocolMeta(m.Params)
+	}
 	ls, done := s.statelessSession(r, agent, cred, proto)
 	defer done()
 	switch {
@@ -451,4 +454,59 @@ func (s *Server) appendModern(method string, result []byte) ([]byte, bool) {
 	b = append(b, `,"version":`...)
 	b = appendJSONString(b, s.version)
 	return append(b, "}}}"...), true
+}
+
+// stripProtocolMeta returns params without the reserved per-request
+// protocol keys of _meta (io.modelcontextprotocol/*), which describe this
+// request to the gateway: relayed as they are, they would tell an upstream
+// that speaks another revision, over its own session, something false. The
+// other _meta keys (progressToken, trace context) and params are kept.
+func stripProtocolMeta(params json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return params
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(p["_meta"], &meta) != nil || meta == nil {
+		return params
+	}
+	for k := range meta {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			delete(meta, k)
+		}
+	}
+	if len(meta) == 0 {
+		delete(p, "_meta")
+	} else {
+		p["_meta"], _ = json.Marshal(meta) // a map of valid raw JSON always encodes
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return b
+}
+
+// codeResourceNotFound is the code the 2026-07-28 revision retired
+// (basic/index, "Error Codes"): resource not found is -32602 there.
+const codeResourceNotFound = -32002
+
+// modernError adapts an error for a 2026-07-28 caller: an upstream's
+// -32002 (resource not found, from an older revision) is sent as -32602,
+// which that revision uses instead.
+func modernError(e *rpcError) *rpcError {
+	if e.Code == codeResourceNotFound {
+		return &rpcError{Code: codeInvalidParams, Message: e.Message, Data: e.Data}
+	}
+	return e
+}
+
+// replyStatus is the HTTP status of a JSON reply: 200, except that on
+// 2026-07-28 a MissingRequiredClientCapability error (-32021, which a
+// relayed upstream may return) is 400, as basic/index requires.
+func replyStatus(ls *liveSession, resp []byte) int {
+	if modern(ls.version) && bytes.Contains(resp, []byte(`"error":{"code":-32021`)) {
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }

@@ -282,3 +282,37 @@ func TestModernResult(t *testing.T) {
 		}
 	}
 }
+
+// TestStatelessRelayAdapts checks what a relayed 2026-07-28 request needs
+// beyond the checks: its reserved _meta keys stay with the gateway (the
+// upstream speaks its own revision over its own session), an upstream's
+// -32002 becomes -32602, and an upstream's -32021 is HTTP 400.
+func TestStatelessRelayAdapts(t *testing.T) {
+	h, g := mustRelayHarness(t, nil)
+	r := modernReq("resources/read", "file:///a", `"uri":"file:///a"`)
+	r.body = strings.Replace(r.body, `"_meta":{`, `"_meta":{"progressToken":"p1",`, 1)
+	if status, v := h.mustModern(t, r); status != 200 {
+		t.Fatalf("resources/read: %d %v", status, v)
+	}
+	diff(t, "relayed params", `{"_meta":{"progressToken":"p1"},"uri":"file:///a"}`, string(g.last().Params))
+	h.mustModern(t, modernReq("prompts/list", "", ""))
+	diff(t, "relayed params without other _meta", `{}`, string(g.last().Params))
+
+	g.relay = func(context.Context, *mcpgate.Forward) (json.RawMessage, error) {
+		return nil, &mcpgate.RPCError{Code: -32002, Message: "Resource not found", Data: json.RawMessage(`{"uri":"file:///a"}`)}
+	}
+	status, v := h.mustModern(t, modernReq("resources/read", "file:///a", `"uri":"file:///a"`))
+	if status != 200 || errCode(v) != codeInvalidParams {
+		t.Errorf("resource not found: %d %v, want -32602", status, v)
+	}
+	g.relay = func(context.Context, *mcpgate.Forward) (json.RawMessage, error) {
+		return nil, &mcpgate.RPCError{Code: -32021, Message: "Missing required client capability", Data: json.RawMessage(`{"requiredCapabilities":{"sampling":{}}}`)}
+	}
+	if status, v := h.mustModern(t, modernReq("prompts/get", "p", `"name":"p"`)); status != 400 || errCode(v) != -32021 {
+		t.Errorf("missing capability: %d %v, want 400 -32021", status, v)
+	}
+	sid := h.mustInit(t, "2025-11-25", nil)
+	if v := h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p"}}`); errCode(v) != -32021 {
+		t.Errorf("session: %v", v)
+	}
+}
