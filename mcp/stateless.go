@@ -126,7 +126,8 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 // header's version differing from _meta's, or Mcp-Method or (for the
 // methods that name something) Mcp-Name missing or differing from the body,
 // is 400 with -32020; a method the server does not implement is 404 with
-// -32601.
+// -32601; and a tools/call's Mcp-Param-* headers must match its arguments
+// (checkParamHeaders), else 400 with -32020.
 func (s *Server) checkStateless(r *http.Request, agent *mcpgate.Agent, m *message) (*requestProtocol, *statelessFailure) {
 	hv := r.Header.Get("Mcp-Protocol-Version")
 	if !modern(hv) {
@@ -144,6 +145,12 @@ func (s *Server) checkStateless(r *http.Request, agent *mcpgate.Agent, m *messag
 	}
 	if !s.statelessKnown(r.Context(), agent, m.method) {
 		return nil, &statelessFailure{http.StatusNotFound, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("Method not found: %q", m.method)}}
+	}
+	if m.method == "tools/call" {
+		name, _ := jsonString(params.Name)
+		if f := s.checkParamHeaders(r.Context(), r, agent, name, m.Params); f != nil {
+			return nil, f
+		}
 	}
 	return proto, nil
 }

@@ -316,3 +316,45 @@ func TestStatelessRelayAdapts(t *testing.T) {
 		t.Errorf("session: %v", v)
 	}
 }
+
+// TestStatelessParamHeaders checks the Mcp-Param-{Name} rules on a tool
+// whose inputSchema marks parameters with x-mcp-header.
+func TestStatelessParamHeaders(t *testing.T) {
+	h := mustHarness(t, nil)
+	h.gw.tools = []ListedTool{{Name: "sql", JSON: json.RawMessage(`{"name":"sql","inputSchema":{"type":"object","properties":{
+		"region":{"type":"string","x-mcp-header":"Region"},
+		"limit":{"type":"integer","x-mcp-header":"Limit"},
+		"opts":{"type":"object","properties":{"dry":{"type":"boolean","x-mcp-header":"Dry"}}},
+		"query":{"type":"string"}}}}`)}}
+	h.gw.setTool("sql", echoTool)
+	call := func(args string, hdr map[string]string) (int, int) {
+		r := modernReq("tools/call", "sql", `"name":"sql","arguments":`+args)
+		for k, v := range hdr {
+			r.header[k] = v
+		}
+		status, v := h.mustModern(t, r)
+		return status, errCode(v)
+	}
+	all := map[string]string{"Mcp-Param-Region": "us-west1", "Mcp-Param-Limit": "42", "Mcp-Param-Dry": "true"}
+	full := `{"region":"us-west1","limit":42.0,"opts":{"dry":true},"query":"x"}`
+	for _, tc := range []struct {
+		name         string
+		args         string
+		hdr          map[string]string
+		status, code int
+	}{
+		{"all match", full, all, 200, 0},
+		{"base64 matches", `{"region":"Hello, 世界"}`, map[string]string{"Mcp-Param-Region": "=?base64?" + base64.StdEncoding.EncodeToString([]byte("Hello, 世界")) + "?="}, 200, 0},
+		{"absent and null need none", `{"region":null,"query":"x"}`, nil, 200, 0},
+		{"header missing", full, map[string]string{"Mcp-Param-Region": "us-west1", "Mcp-Param-Dry": "true"}, 400, codeHeaderMismatch},
+		{"value differs", full, map[string]string{"Mcp-Param-Region": "eu-west1", "Mcp-Param-Limit": "42", "Mcp-Param-Dry": "true"}, 400, codeHeaderMismatch},
+		{"number differs", full, map[string]string{"Mcp-Param-Region": "us-west1", "Mcp-Param-Limit": "43", "Mcp-Param-Dry": "true"}, 400, codeHeaderMismatch},
+		{"nested boolean differs", full, map[string]string{"Mcp-Param-Region": "us-west1", "Mcp-Param-Limit": "42", "Mcp-Param-Dry": "false"}, 400, codeHeaderMismatch},
+		{"invalid characters", `{"region":"é"}`, map[string]string{"Mcp-Param-Region": "é"}, 400, codeHeaderMismatch},
+		{"bad base64", `{"region":"x"}`, map[string]string{"Mcp-Param-Region": "=?base64?%%%?="}, 400, codeHeaderMismatch},
+	} {
+		if status, code := call(tc.args, tc.hdr); status != tc.status || code != tc.code {
+			t.Errorf("%s: got %d %d, want %d %d", tc.name, status, code, tc.status, tc.code)
+		}
+	}
+}
