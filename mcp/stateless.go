@@ -47,7 +47,7 @@ func modern(v string) bool { return v == modernVersion }
 // statelessMethods are the methods a 2026-07-28 request may name, besides
 // the relayed ones (see statelessKnown). ping and logging/setLevel were
 // removed by that revision, as were resources/subscribe and unsubscribe.
-var statelessMethods = map[string]bool{"server/discover": true, "tools/list": true, "tools/call": true}
+var statelessMethods = map[string]bool{"server/discover": true, "tools/list": true, "tools/call": true, "subscriptions/listen": true}
 
 // stateless reports whether a POST is served statelessly: its
 // MCP-Protocol-Version header names 2026-07-28, or names a version the
@@ -112,6 +112,8 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 	switch {
 	case m.method == "server/discover":
 		s.reply(w, r, ls, acc, s.discover(r, ls, agent, m))
+	case m.method == "subscriptions/listen":
+		s.listen(w, ls, agent, m)
 	case s.streamed(m.method):
 		s.serveStreamed(w, r, ls, agent, cred, acc, m)
 	default:
@@ -358,16 +360,15 @@ func (s *Server) discoverResult(ctx context.Context, agent *mcpgate.Agent) ([]by
 }
 
 // modernCapabilities adapts the capabilities of initialize to 2026-07-28:
-// listChanged and resources.subscribe are dropped, since their
-// notifications come only through subscriptions/listen, which this server
-// does not offer yet.
+// resources.subscribe is dropped (the revision removed resources/subscribe,
+// and subscriptions/listen here offers list changes only); listChanged
+// stays, delivered on subscriptions/listen streams.
 func modernCapabilities(caps json.RawMessage) json.RawMessage {
 	var m map[string]map[string]json.RawMessage
 	if json.Unmarshal(caps, &m) != nil {
 		return caps
 	}
 	for _, c := range m {
-		delete(c, "listChanged")
 		delete(c, "subscribe")
 	}
 	b, err := json.Marshal(m)

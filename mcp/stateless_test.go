@@ -53,7 +53,7 @@ func TestStatelessDiscover(t *testing.T) {
 	diff(t, "ttlMs", float64(0), res["ttlMs"])
 	diff(t, "cacheScope", "private", res["cacheScope"])
 	diff(t, "first supported version", "2026-07-28", res["supportedVersions"].([]any)[0])
-	diff(t, "capabilities", map[string]any{"tools": map[string]any{}, "logging": map[string]any{}}, res["capabilities"])
+	diff(t, "capabilities", map[string]any{"tools": map[string]any{"listChanged": true}, "logging": map[string]any{}}, res["capabilities"])
 	diff(t, "instructions", "Invoices: Reads invoices.", res["instructions"])
 	info := res["_meta"].(map[string]any)["io.modelcontextprotocol/serverInfo"]
 	diff(t, "serverInfo", map[string]any{"name": "mcpgate", "version": "9.9"}, info)
@@ -240,7 +240,8 @@ func TestStatelessRelay(t *testing.T) {
 	h, _ := mustRelayHarness(t, nil)
 	_, v := h.mustModern(t, modernReq("server/discover", "", ""))
 	caps := v["result"].(map[string]any)["capabilities"]
-	diff(t, "capabilities", map[string]any{"tools": map[string]any{}, "logging": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{}}, caps)
+	lc := map[string]any{"listChanged": true}
+	diff(t, "capabilities", map[string]any{"tools": lc, "logging": map[string]any{}, "resources": lc, "prompts": lc}, caps)
 	status, v := h.mustModern(t, modernReq("resources/read", "file:///a", `"uri":"file:///a"`))
 	res, _ := v["result"].(map[string]any)
 	if status != 200 || res["resultType"] != "complete" || res["ttlMs"] != float64(0) || res["method"] != "resources/read" {
@@ -356,5 +357,34 @@ func TestStatelessParamHeaders(t *testing.T) {
 		if status, code := call(tc.args, tc.hdr); status != tc.status || code != tc.code {
 			t.Errorf("%s: got %d %d, want %d %d", tc.name, status, code, tc.status, tc.code)
 		}
+	}
+}
+
+// TestStatelessListen checks subscriptions/listen: the acknowledgment
+// first, naming only the filters agreed to, then the notifications asked
+// for with the subscription id, none of the others, and a graceful result
+// when the server closes.
+func TestStatelessListen(t *testing.T) {
+	h := mustHarness(t, nil)
+	r := modernReq("subscriptions/listen", "", `"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a"]}`)
+	r.header["Accept"] = "application/json, text/event-stream"
+	resp := h.do(t, r)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("listen: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	sse := newSSEReader(resp)
+	ack := sse.mustEvent(t)
+	diff(t, "ack", `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"notifications":{"toolsListChanged":true}}}`, ack.Data)
+	if ack.ID != "" {
+		t.Errorf("event id %q on a stream that cannot be resumed", ack.ID)
+	}
+	h.srv.NotifyAgent("a1", "notifications/prompts/list_changed", nil) // not asked for
+	h.srv.NotifyAgent("a2", "notifications/tools/list_changed", nil)   // another agent
+	h.srv.NotifyToolsChanged("a1")
+	diff(t, "notification", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}}`, sse.mustEvent(t).Data)
+	h.srv.Close()
+	last := sse.mustEvent(t)
+	if !strings.Contains(last.Data, `"id":7,"result":{`) || !strings.Contains(last.Data, `"resultType":"complete"`) || !strings.Contains(last.Data, `"io.modelcontextprotocol/subscriptionId":7`) {
+		t.Errorf("graceful end: %s", last.Data)
 	}
 }
