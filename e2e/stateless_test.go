@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -116,6 +117,21 @@ func TestStatelessRevision(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 400 || !strings.Contains(string(b), "-32020") {
 		t.Errorf("_meta version mismatch: %d %s", resp.StatusCode, b)
+	}
+
+	// subscriptions/listen opens a stream that starts with its acknowledgment.
+	listen, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	for k, val := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Authorization": "Bearer " + key, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+		listen.Header.Set(k, val)
+	}
+	lresp, err := http.DefaultClient.Do(listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(lresp.Body).ReadString('\n')
+	lresp.Body.Close()
+	if !strings.HasPrefix(line, `data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged"`) || !strings.Contains(line, `"toolsListChanged":true`) {
+		t.Errorf("subscriptions/listen: %d %q", lresp.StatusCode, line)
 	}
 
 	// Old revisions keep their sessions on the same endpoint.

@@ -51,8 +51,20 @@ func (s *Server) checkParamHeaders(ctx context.Context, r *http.Request, agent *
 	return nil
 }
 
+// ToolFinder is a Gateway that finds one tool's JSON by name without
+// listing them all; with a Gateway that does not implement it, the
+// Mcp-Param-* checks of 2026-07-28 search ListTools.
+type ToolFinder interface {
+	// FindTool returns the MCP Tool JSON of the agent's tool name, as
+	// ListTools would list it; ok is false when there is none.
+	FindTool(ctx context.Context, agent *mcpgate.Agent, name string) (tool json.RawMessage, ok bool)
+}
+
 // findTool returns the Tool JSON of the agent's tool name.
 func (s *Server) findTool(ctx context.Context, agent *mcpgate.Agent, name string) (json.RawMessage, bool) {
+	if f, ok := s.gateway.(ToolFinder); ok {
+		return f.FindTool(ctx, agent, name)
+	}
 	tools, err := s.gateway.ListTools(ctx, agent)
 	if err != nil {
 		return nil, false
