@@ -73,6 +73,7 @@ var (
 	_ mcp.Gateway       = (*Gateway)(nil)
 	_ mcp.Relayer       = (*Gateway)(nil)
 	_ mcp.StreamPausers = (*Gateway)(nil)
+	_ mcp.ToolFinder    = (*Gateway)(nil)
 )
 
 // New returns a Gateway. It panics without Tables or Pipeline, which is a
@@ -172,4 +173,18 @@ func noUpstream(method string) (json.RawMessage, error) {
 		return json.RawMessage(`{"resourceTemplates":[]}`), nil
 	}
 	return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "Method not found: %q", method)
+}
+
+// FindTool returns the MCP Tool JSON of one of the agent's tools, for the
+// transport's checks of a 2026-07-28 call's Mcp-Param-* headers.
+func (g *Gateway) FindTool(_ context.Context, agent *mcpgate.Agent, name string) (json.RawMessage, bool) {
+	t, ok := g.tables.Table(agent.ID)
+	if !ok {
+		return nil, false
+	}
+	e := t.Lookup(name)
+	if e == nil {
+		return nil, false
+	}
+	return e.JSON, true
 }

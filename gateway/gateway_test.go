@@ -112,3 +112,18 @@ func TestNewRefusesAnIncompleteGateway(t *testing.T) {
 	}()
 	New(&Options{Tables: newTables(t)})
 }
+
+func TestGatewayFindsOneTool(t *testing.T) {
+	g := New(&Options{Tables: newTables(t), Pipeline: &recorder{}})
+	crm := &mcpgate.Agent{ID: "crm"}
+	tools, _ := g.ListTools(t.Context(), crm)
+	got, ok := g.FindTool(t.Context(), crm, "status")
+	if !ok || string(got) != string(tools[0].JSON) {
+		t.Errorf("FindTool(crm, status) = %s, %v; want %s", got, ok, tools[0].JSON)
+	}
+	for _, c := range []struct{ agent, tool string }{{"crm", "nope"}, {"nope", "status"}} {
+		if _, ok := g.FindTool(t.Context(), &mcpgate.Agent{ID: c.agent}, c.tool); ok {
+			t.Errorf("FindTool(%s, %s) found a tool", c.agent, c.tool)
+		}
+	}
+}

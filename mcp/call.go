@@ -99,7 +99,7 @@ func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveS
 	if reply.paused == nil {
 		resp, cancelled := s.runStreamed(ls, agent, cred, m, reply)
 		if !reply.finish(resp, cancelled) {
-			writeJSON(w, http.StatusOK, resp)
+			writeJSON(w, replyStatus(ls, resp), resp)
 		}
 		return
 	}
@@ -222,6 +222,8 @@ func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token
 		return appendError(nil, m.ID, &rpcError{Code: codeCancelled, Message: "Request cancelled"}), true
 	case err != nil:
 		return s.errorResponse(ls, m, err), false
+	case modern(ls.version):
+		result = s.modernResult(m.method, result)
 	}
 	return appendResult(nil, m.ID, result), false
 }

@@ -154,6 +154,8 @@ type Server struct {
 	streamSeq atomic.Uint64
 	// requestSeq numbers server→client requests.
 	requestSeq atomic.Uint64
+	// listeners are the open subscriptions/listen streams (2026-07-28).
+	listeners listenerSet
 	// sse counts the SSE responses being written.
 	sse  atomic.Int64
 	base context.Context

@@ -23,6 +23,9 @@ func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, 
 	if err != nil {
 		return s.errorResponse(ls, m, err)
 	}
+	if modern(ls.version) {
+		result = s.modernResult(m.method, result)
+	}
 	return appendResult(nil, m.ID, result)
 }
 
@@ -48,7 +51,11 @@ func (s *Server) errorResponse(ls *liveSession, m *message, err error) []byte {
 	if mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
 		s.log.Error("mcp: request failed", "method", m.method, "session", ls.id, "err", err)
 	}
-	return appendError(nil, m.ID, toRPCError(err))
+	e := toRPCError(err)
+	if modern(ls.version) {
+		e = modernError(e)
+	}
+	return appendError(nil, m.ID, e)
 }
 
 // notification handles a client notification. Only cancellation needs

@@ -12,9 +12,11 @@ const toolsChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_change
 var _ mcpgate.SessionNotifier = (*Server)(nil)
 
 // NotifyToolsChanged sends notifications/tools/list_changed to every session
-// of the agent served by this replica, on its GET stream; sessions without
-// one miss it.
+// of the agent served by this replica, on its GET stream (sessions without
+// one miss it), and to the agent's subscriptions/listen streams that asked
+// for it.
 func (s *Server) NotifyToolsChanged(agentID string) {
+	s.listeners.notify(agentID, "notifications/tools/list_changed")
 	s.notifyAgent(agentID, []byte(toolsChanged))
 }
 
@@ -26,6 +28,7 @@ func (s *Server) NotifyAgent(agentID, method string, params json.RawMessage) {
 		s.log.Error("mcp: notification params are not a JSON object", "method", method)
 		return
 	}
+	s.listeners.notify(agentID, method)
 	s.notifyAgent(agentID, appendNotification(nil, method, params))
 }
 

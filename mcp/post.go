@@ -30,6 +30,8 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request, agent *mcpgat
 	switch {
 	case rerr != nil:
 		writeRPCError(w, http.StatusBadRequest, rerr)
+	case stateless(r, msgs[0]):
+		s.serveStateless(w, r, agent, cred, acc, msgs, batch)
 	case batch:
 		s.serveBatch(w, r, agent, cred, acc, msgs)
 	default:

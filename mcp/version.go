@@ -42,7 +42,8 @@ func allowsBatch(v string) bool {
 }
 
 // primesStreams reports whether SSE streams of version v start with a
-// priming event (an id with empty data), which came with 2025-11-25.
+// priming event (an id with empty data), which came with 2025-11-25 and
+// went with 2026-07-28, whose streams cannot be resumed.
 func primesStreams(v string) bool {
-	return v >= "2025-11-25"
+	return v >= "2025-11-25" && !modern(v)
 }

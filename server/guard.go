@@ -83,8 +83,9 @@ func (g *guard) wrap(h http.Handler) http.Handler {
 	})
 }
 
-// corsHeaders are the request headers an MCP client in a browser sends.
-const corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, X-Agent-API-Key"
+// corsHeaders are the request headers an MCP client in a browser sends;
+// Mcp-Method and Mcp-Name are required on every 2026-07-28 request.
+const corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-Agent-API-Key"
 
 // check returns EFORBIDDEN for a foreign Host or Origin.
 func (g *guard) check(r *http.Request) error {

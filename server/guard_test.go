@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/mcpgate/mcpgate"
@@ -123,6 +124,9 @@ func TestGuardCORS(t *testing.T) {
 		if got := w.Header().Get(k); got != want {
 			t.Errorf("preflight %s = %q, want %q", k, got, want)
 		}
+	}
+	if allowed := w.Header().Get("Access-Control-Allow-Headers"); !strings.Contains(allowed, "Mcp-Method") || !strings.Contains(allowed, "Mcp-Name") {
+		t.Errorf("preflight allows %q: a 2026-07-28 client needs Mcp-Method and Mcp-Name", allowed)
 	}
 
 	post := httptest.NewRequest("POST", "/a/mcp", nil)
