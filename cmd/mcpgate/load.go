@@ -238,7 +238,9 @@ func (s *loadSession) initialize(ctx context.Context) error {
 func (s *loadSession) do(ctx context.Context, c *loadConfig, res *loadResult) error {
 	if c.method == "tools/list" {
 		n, err := s.listAll(ctx)
-		res.listed.Store(int64(n))
+		if err == nil {
+			res.listed.Store(int64(n))
+		}
 		return err
 	}
 	return s.call(ctx, c.tool, c.args)
