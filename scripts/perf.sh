@@ -163,4 +163,4 @@ echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_
 agent_row sqlite
 agent_row postgres
 echo "| idle sessions: gateway RSS per session ($idle on SQLite) | $(field rss_kib_per_session "$work/idle.out") KiB | ≤ 10 KiB |"
-echo "| tools/list, 1,000 tools, all 10 pages, p50 | $(field p50_us "$work/list") µs | < 1,000 µs |"
+echo "| tools/list, 1,000 tools, all 10 pages, one caller, p50 | $(field p50_us "$work/list") µs | < 1,000 µs |"
