@@ -37,7 +37,9 @@ func decode(raw json.RawMessage) (any, bool) {
 // redactDecoded is Redact of args decoded as v, which it may change.
 func redactDecoded(args json.RawMessage, v any, schema json.RawMessage) json.RawMessage {
 	var s map[string]any
-	_ = json.Unmarshal(schema, &s) // no schema: names decide alone
+	if marksSensitive(schema) {
+		_ = json.Unmarshal(schema, &s) // no schema: names decide alone
+	}
 	if !redactValue(v, s) {
 		return args
 	}
@@ -46,6 +48,15 @@ func redactDecoded(args json.RawMessage, v any, schema json.RawMessage) json.Raw
 		return nil
 	}
 	return b
+}
+
+// marksSensitive reports whether a schema may mark a property sensitive,
+// from its bytes: when neither keyword nor any escape is in them, decoding
+// the schema (the largest cost of an audit record) would find no mark, and
+// the names decide alone.
+func marksSensitive(schema json.RawMessage) bool {
+	return bytes.Contains(schema, []byte("writeOnly")) || bytes.Contains(schema, []byte("x-sensitive")) ||
+		bytes.IndexByte(schema, '\\') >= 0
 }
 
 // redactValue redacts inside v in place and reports whether it changed.
