@@ -14,7 +14,9 @@
 #     on SQLite, and on PostgreSQL when --postgres or MCPGATE_TEST_POSTGRES
 #     names a server;
 #   - idle sessions: a fresh SQLite gateway, --idle sessions opened by
-#     `mcpgate load --idle` and its RSS from /proc, per session;
+#     `mcpgate load --idle` and its RSS from /proc, per session; then again
+#     on another fresh gateway with every session holding its GET stream
+#     (needs twice --idle open files: `ulimit -n`);
 #   - tools/list on an agent with 1,000 tools, every page (100 a page).
 # CPU figures are the whole process's user+system time from /proc.
 # Defaults are short (3s a leg, 4 sessions, 10,000 idle sessions, 8×250
@@ -134,6 +136,10 @@ start_gateway idle "$work/idle.yaml"
 echo "== idle" >&2
 "$bin" load --url "http://127.0.0.1:$gw_port/idle/mcp" --key "$gw_key" --idle "$idle" --pid "$gw_pid" | tee "$work/idle.out" >&2
 kill "$gw_pid"
+start_gateway streams "$work/idle.yaml"
+echo "== idle, with GET streams" >&2
+"$bin" load --url "http://127.0.0.1:$gw_port/idle/mcp" --key "$gw_key" --idle "$idle" --streams --pid "$gw_pid" | tee "$work/streams.out" >&2
+kill "$gw_pid"
 
 echo "== agent (go test ./e2e -run TestAgentLoad)" >&2
 MCPGATE_TEST_POSTGRES=$pg MCPGATE_AGENT_LOAD="8x$agent_calls" go test ./e2e -run '^TestAgentLoad$' -count=1 -v 2>&1 |
@@ -163,4 +169,5 @@ echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_
 agent_row sqlite
 agent_row postgres
 echo "| idle sessions: gateway RSS per session ($idle on SQLite) | $(field rss_kib_per_session "$work/idle.out") KiB | ≤ 10 KiB |"
+echo "| idle sessions holding their GET streams: gateway RSS per session | $(field rss_kib_per_session "$work/streams.out") KiB | (≤ 10 KiB) |"
 echo "| tools/list, 1,000 tools, all 10 pages, one caller, p50 | $(field p50_us "$work/list") µs | < 1,000 µs |"

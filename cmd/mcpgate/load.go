@@ -26,6 +26,7 @@ type loadConfig struct {
 	requests             int
 	pid                  int
 	idle                 int
+	streams              bool
 }
 
 // runLoad load-tests tools/call: N sessions call one tool in a loop for
@@ -43,6 +44,7 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&c.pid, "pid", 0, "the gateway's process ID, to report its CPU time per call and its memory (Linux)")
 	fs.StringVar(&c.method, "method", "tools/call", "what each call is: tools/call, or tools/list (every page)")
 	fs.IntVar(&c.idle, "idle", 0, "instead of calling, open this many idle sessions and report the gateway's resident memory per session (needs --pid)")
+	fs.BoolVar(&c.streams, "streams", false, "with --idle, each session also holds its GET stream open")
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
@@ -217,6 +219,7 @@ type loadSession struct {
 	key     string
 	session string
 	id      int
+	stream  io.Closer // the GET stream, when held open
 }
 
 // initialize opens the session.
@@ -277,6 +280,9 @@ func (s *loadSession) call(ctx context.Context, tool, args string) error {
 
 // close ends the session.
 func (s *loadSession) close(ctx context.Context) {
+	if s.stream != nil {
+		s.stream.Close()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.url, nil)
 	if err != nil {
 		return

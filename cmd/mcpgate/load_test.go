@@ -43,6 +43,21 @@ func TestLoadIdleSessions(t *testing.T) {
 	}
 }
 
+// TestLoadIdleStreams: with --streams every idle session holds its GET
+// stream open while the memory is read.
+func TestLoadIdleStreams(t *testing.T) {
+	g := mustStartMain(t, benchConfig)
+	_, oag := g.mustKey(t, "alice", "")
+	out, errOut, err := runCLI(t, nil, "load", "--url", g.mcpURL("bench"), "--key", oag,
+		"--idle", "50", "--streams", "--pid", strconv.Itoa(os.Getpid()))
+	if err != nil {
+		t.Fatalf("load --idle --streams: %v\n%s", err, errOut)
+	}
+	if want := "idle sessions holding their GET streams: 50 opened"; !strings.Contains(out, want) {
+		t.Errorf("load --idle --streams printed %q, want %q in it", out, want)
+	}
+}
+
 // TestLoadIdleNeedsPID: --idle without --pid is a usage error.
 func TestLoadIdleNeedsPID(t *testing.T) {
 	if _, _, err := runCLI(t, nil, "load", "--idle", "10"); !errors.Is(err, errUsage) {

@@ -22,6 +22,9 @@ const idleWorkers = 16
 // on its first session is not counted. The sessions are closed at the end.
 func openIdle(ctx context.Context, env *Env, c *loadConfig) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: idleWorkers}, Timeout: time.Minute}
+	if c.streams {
+		client.Timeout = 0 // it would cut the held streams; ctx bounds the run
+	}
 	first := &loadSession{client: client, url: c.url, key: c.key}
 	if err := first.initialize(ctx); err != nil {
 		return fmt.Errorf("session 0: %w", err)
@@ -42,7 +45,11 @@ func openIdle(ctx context.Context, env *Env, c *loadConfig) error {
 		return rssErr
 	}
 	perSession := float64(rss1-rss0) / float64(c.idle)
-	fmt.Fprintf(env.Stdout, "idle sessions: %d opened in %s\n", c.idle, elapsed.Round(time.Millisecond))
+	what := "idle sessions"
+	if c.streams {
+		what = "idle sessions holding their GET streams"
+	}
+	fmt.Fprintf(env.Stdout, "%s: %d opened in %s\n", what, c.idle, elapsed.Round(time.Millisecond))
 	fmt.Fprintf(env.Stdout, "gateway RSS: %d KiB before, %d KiB after, %.2f KiB per session\n", rss0, rss1, perSession)
 	fmt.Fprintf(env.Stdout, "summary: sessions=%d rss_kib_per_session=%.2f\n", c.idle, perSession)
 	return nil
@@ -62,6 +69,9 @@ func openSessions(ctx context.Context, client *http.Client, c *loadConfig, n int
 				s := &loadSession{client: client, url: c.url, key: c.key}
 				if errs[w] = s.initialize(ctx); errs[w] == nil {
 					sessions[i] = s
+					if c.streams {
+						errs[w] = s.listen(ctx)
+					}
 				}
 			}
 		}()
@@ -79,6 +89,26 @@ func openSessions(ctx context.Context, client *http.Client, c *loadConfig, n int
 		}
 	}
 	return opened, nil
+}
+
+// listen opens the session's GET stream and holds it open, unread.
+func (s *loadSession) listen(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return err
+	}
+	s.headers(req)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return fmt.Errorf("GET stream: HTTP %d", resp.StatusCode)
+	}
+	s.stream = resp.Body
+	return nil
 }
 
 // closeSessions ends the sessions, idleWorkers at a time.
