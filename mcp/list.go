@@ -56,7 +56,8 @@ func sortedTools(tools []ListedTool) []ListedTool {
 // toolsPage encodes the page of tools from start.
 func (s *Server) toolsPage(tools []ListedTool, start int) []byte {
 	end := min(start+s.pageSize, len(tools))
-	b := []byte(`{"tools":[`)
+	b := make([]byte, 0, pageSize(tools, start, end))
+	b = append(b, `{"tools":[`...)
 	for i, t := range tools[start:end] {
 		if i > 0 {
 			b = append(b, ',')
@@ -70,6 +71,19 @@ func (s *Server) toolsPage(tools []ListedTool, start int) []byte {
 		b = append(b, '"')
 	}
 	return append(b, '}')
+}
+
+// pageSize returns the length of the page of tools from start to end, so
+// that it is encoded into one allocation.
+func pageSize(tools []ListedTool, start, end int) int {
+	size := len(`{"tools":[],"nextCursor":""}`)
+	for _, t := range tools[start:end] {
+		size += len(t.JSON) + 1
+	}
+	if end < len(tools) {
+		size += base64.RawURLEncoding.EncodedLen(len(cursorPrefix) + len(tools[end-1].Name))
+	}
+	return size
 }
 
 // encodeCursor returns the opaque cursor for the page after the named tool.
