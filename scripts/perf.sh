@@ -20,7 +20,8 @@
 #   - tools/list on an agent with 1,000 tools, every page (100 a page).
 # CPU figures are the whole process's user+system time from /proc.
 # Defaults are short (3s a leg, 4 sessions, 10,000 idle sessions, 8×250
-# agent calls); the flags make them longer.
+# agent calls); the flags make them longer. KEEP=1 keeps the temporary
+# directory with every process's log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
