@@ -66,6 +66,9 @@ func (r *redactor) redactDecoded(args json.RawMessage, v any, schema json.RawMes
 // schema returns the decoded input schema; nil when there is none or it
 // does not decode (then names decide alone).
 func (r *redactor) schema(raw json.RawMessage) map[string]any {
+	if !marksSensitive(raw) {
+		return nil
+	}
 	if s, ok := r.schemas[string(raw)]; ok {
 		return s
 	}
@@ -89,6 +92,15 @@ func (r *redactor) secretName(name string) bool {
 	}
 	r.names[name] = secret
 	return secret
+}
+
+// marksSensitive reports whether a schema may mark a property sensitive,
+// from its bytes: when neither keyword nor any escape is in them, decoding
+// the schema (the largest cost of an audit record) would find no mark, and
+// the names decide alone.
+func marksSensitive(schema json.RawMessage) bool {
+	return bytes.Contains(schema, []byte("writeOnly")) || bytes.Contains(schema, []byte("x-sensitive")) ||
+		bytes.IndexByte(schema, '\\') >= 0
 }
 
 // redactValue redacts inside v in place and reports whether it changed.

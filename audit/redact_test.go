@@ -62,3 +62,27 @@ func TestRedactorCaches(t *testing.T) {
 		t.Errorf("%d names remembered", len(r.names))
 	}
 }
+
+// TestRedactEscapedMark: a mark spelled with a JSON escape still counts
+// (the schema is decoded whenever its bytes hold a backslash).
+func TestRedactEscapedMark(t *testing.T) {
+	schema := `{"properties":{"code":{"write\u004Fnly":true}}}`
+	if got := string(Redact(json.RawMessage(`{"code":"1"}`), json.RawMessage(schema))); got != `{"code":"[REDACTED]"}` {
+		t.Errorf("Redact = %s, want the code redacted", got)
+	}
+}
+
+// TestRedactPlainSchemaAllocs: a schema that marks nothing sensitive is not
+// decoded, so redacting plain arguments allocates as little as with no
+// schema at all (it used to decode the schema on every call).
+func TestRedactPlainSchemaAllocs(t *testing.T) {
+	args := json.RawMessage(`{"value":10,"from":"km","to":"mi"}`)
+	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"number"},"from":{"type":"string"},"to":{"type":"string"}},"required":["value","from","to"]}`)
+	v, _ := decode(args)
+	r := newRedactor()
+	without := testing.AllocsPerRun(50, func() { r.redactDecoded(args, v, nil) })
+	with := testing.AllocsPerRun(50, func() { r.redactDecoded(args, v, schema) })
+	if with > without {
+		t.Errorf("redacting with a plain schema: %v allocations, without a schema %v", with, without)
+	}
+}

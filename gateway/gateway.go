@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"maps"
 	"strings"
+	"sync"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/mcp"
@@ -67,6 +68,13 @@ type Gateway struct {
 	pipeline  Pipeline
 	upstreams Upstreams
 	files     FileReader
+	listed    sync.Map // agent ID → *listing, the last table's tools/list entries
+}
+
+// listing is an agent's tools/list entries, built from one table.
+type listing struct {
+	table *registry.Table
+	tools []mcp.ListedTool
 }
 
 var (
@@ -95,16 +103,22 @@ func (g *Gateway) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	return g.pipeline.Call(ctx, call)
 }
 
-// ListTools returns the agent's tools in name order, encoded once.
+// ListTools returns the agent's tools in name order, encoded once. The
+// slice is built once per table (every page of tools/list asks for it)
+// and shared: callers must not change it.
 func (g *Gateway) ListTools(ctx context.Context, agent *mcpgate.Agent) ([]mcp.ListedTool, error) {
 	t, ok := g.tables.Table(agent.ID)
 	if !ok {
 		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q not found", agent.ID)
 	}
+	if l, ok := g.listed.Load(agent.ID); ok && l.(*listing).table == t {
+		return l.(*listing).tools, nil
+	}
 	out := make([]mcp.ListedTool, len(t.Tools))
 	for i, e := range t.Tools {
 		out[i] = mcp.ListedTool{Name: e.Name, JSON: e.JSON}
 	}
+	g.listed.Store(agent.ID, &listing{table: t, tools: out})
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/internal/deptest"
+	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/registry"
 )
 
@@ -125,5 +126,36 @@ func TestGatewayFindsOneTool(t *testing.T) {
 		if _, ok := g.FindTool(t.Context(), &mcpgate.Agent{ID: c.agent}, c.tool); ok {
 			t.Errorf("FindTool(%s, %s) found a tool", c.agent, c.tool)
 		}
+	}
+}
+
+// oneTable is a Tables serving one table, which the test swaps.
+type oneTable struct{ t *registry.Table }
+
+func (o *oneTable) Table(string) (*registry.Table, bool) { return o.t, true }
+
+// TestListToolsOncePerTable: every page of tools/list asks for the list;
+// it is built once per table (no allocation after the first), and anew
+// when the registry serves a new table.
+func TestListToolsOncePerTable(t *testing.T) {
+	tables := &oneTable{t: &registry.Table{Tools: []*registry.Entry{{Name: "a", JSON: json.RawMessage(`{"name":"a"}`)}}}}
+	g := New(&Options{Tables: tables, Pipeline: &recorder{}})
+	agent := &mcpgate.Agent{ID: "crm"}
+	list := func() []mcp.ListedTool {
+		tools, err := g.ListTools(t.Context(), agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tools
+	}
+	if got := list(); len(got) != 1 || got[0].Name != "a" {
+		t.Fatalf("ListTools = %+v, want a", got)
+	}
+	if n := testing.AllocsPerRun(20, func() { list() }); n != 0 {
+		t.Errorf("ListTools of an unchanged table: %v allocations, want 0", n)
+	}
+	tables.t = &registry.Table{Tools: []*registry.Entry{{Name: "b", JSON: json.RawMessage(`{"name":"b"}`)}}}
+	if got := list(); len(got) != 1 || got[0].Name != "b" {
+		t.Errorf("ListTools after a reload = %+v, want b", got)
 	}
 }

@@ -61,7 +61,8 @@ const taskSupport = `,"execution":{"taskSupport":"optional"}}`
 // says it may run as a task.
 func (s *Server) toolsPage(tools []ListedTool, start int, tasks bool) []byte {
 	end := min(start+s.pageSize, len(tools))
-	b := []byte(`{"tools":[`)
+	b := make([]byte, 0, pageSize(tools, start, end, tasks))
+	b = append(b, `{"tools":[`...)
 	for i, t := range tools[start:end] {
 		if i > 0 {
 			b = append(b, ',')
@@ -80,6 +81,22 @@ func (s *Server) toolsPage(tools []ListedTool, start int, tasks bool) []byte {
 		b = append(b, '"')
 	}
 	return append(b, '}')
+}
+
+// pageSize returns the length of the page of tools from start to end
+// (with tasks, each saying so), so that it is encoded into one allocation.
+func pageSize(tools []ListedTool, start, end int, tasks bool) int {
+	size := len(`{"tools":[],"nextCursor":""}`)
+	for _, t := range tools[start:end] {
+		size += len(t.JSON) + 1
+		if tasks {
+			size += len(taskSupport)
+		}
+	}
+	if end < len(tools) {
+		size += base64.RawURLEncoding.EncodedLen(len(cursorPrefix) + len(tools[end-1].Name))
+	}
+	return size
 }
 
 // encodeCursor returns the opaque cursor for the page after the named tool.

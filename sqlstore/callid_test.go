@@ -20,7 +20,7 @@ func TestNewCallID(t *testing.T) {
 		}
 		prev = id
 	}
-	if newCallID(at) == newCallID(at) {
+	if a, b := newCallID(at), newCallID(at); a == b {
 		t.Error("two IDs of one microsecond are equal")
 	}
 }

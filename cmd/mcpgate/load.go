@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,23 +13,27 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // loadConfig holds the flags of `mcpgate load`.
 type loadConfig struct {
 	url, key, tool, args string
+	method               string
 	sessions             int
 	duration             time.Duration
 	requests             int
 	pid                  int
+	idle                 int
+	streams              bool
 }
 
 // runLoad load-tests tools/call: N sessions call one tool in a loop for
 // a bounded time and count, then the latency distribution is printed.
 func runLoad(ctx context.Context, env *Env, args []string) error {
 	var c loadConfig
-	fs := newFlagSet(env, "load", "load --url URL --key KEY [--tool NAME --args JSON] [--sessions N] [--duration D]")
+	fs := newFlagSet(env, "load", "load --url URL --key KEY [--method M] [--tool NAME --args JSON] [--sessions N] [--duration D] [--idle N --pid PID]")
 	fs.StringVar(&c.url, "url", "http://127.0.0.1:8094/demo/mcp", "the agent's MCP URL")
 	fs.StringVar(&c.key, "key", "", "API key sent as Authorization: Bearer")
 	fs.StringVar(&c.tool, "tool", "convert_units", "tool to call")
@@ -36,15 +41,34 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&c.sessions, "sessions", 8, "concurrent MCP sessions, each calling in a loop")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "how long to run (at most 10m)")
 	fs.IntVar(&c.requests, "requests", 1_000_000, "stop after this many calls in all")
-	fs.IntVar(&c.pid, "pid", 0, "the gateway's process ID, to report its CPU time per call (Linux)")
+	fs.IntVar(&c.pid, "pid", 0, "the gateway's process ID, to report its CPU time per call and its memory (Linux)")
+	fs.StringVar(&c.method, "method", "tools/call", "what each call is: tools/call, or tools/list (every page)")
+	fs.IntVar(&c.idle, "idle", 0, "instead of calling, open this many idle sessions and report the gateway's resident memory per session (needs --pid)")
+	fs.BoolVar(&c.streams, "streams", false, "with --idle, each session also holds its GET stream open")
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
-	if c.sessions < 1 || c.duration <= 0 || c.duration > 10*time.Minute || !json.Valid([]byte(c.args)) {
-		fmt.Fprintln(env.Stderr, "mcpgate load: need --sessions ≥ 1, 0 < --duration ≤ 10m and --args as JSON")
+	if err := c.check(); err != nil {
+		fmt.Fprintf(env.Stderr, "mcpgate load: %v\n", err)
 		return errUsage
 	}
+	if c.idle > 0 {
+		return openIdle(ctx, env, &c)
+	}
 	return load(ctx, env, &c)
+}
+
+// check validates the flags.
+func (c *loadConfig) check() error {
+	switch {
+	case c.sessions < 1 || c.duration <= 0 || c.duration > 10*time.Minute || !json.Valid([]byte(c.args)):
+		return errors.New("need --sessions ≥ 1, 0 < --duration ≤ 10m and --args as JSON")
+	case c.method != "tools/call" && c.method != "tools/list":
+		return fmt.Errorf("--method %q: want tools/call or tools/list", c.method)
+	case c.idle < 0 || c.idle > 0 && c.pid <= 0:
+		return errors.New("--idle N needs N ≥ 0 and --pid")
+	}
+	return nil
 }
 
 // load runs the test and prints its report.
@@ -93,7 +117,7 @@ func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession) *l
 				budget--
 				mu.Unlock()
 				t := time.Now()
-				err := s.call(ctx, c.tool, c.args)
+				err := s.do(ctx, c, res)
 				res.add(time.Since(t), err, ctx.Err() != nil)
 			}
 		}()
@@ -110,6 +134,7 @@ type loadResult struct {
 	errors    int
 	firstErr  error
 	elapsed   time.Duration
+	listed    atomic.Int64 // tools in the last full tools/list
 }
 
 // add records one call; calls cut short by the end of the run don't count.
@@ -140,16 +165,31 @@ func (r *loadResult) print(env *Env, c *loadConfig, cpu time.Duration) {
 		return r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))]
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "tool %s, %d sessions, %s\n", c.tool, c.sessions, r.elapsed.Round(time.Millisecond))
+	if c.method == "tools/list" {
+		fmt.Fprintf(w, "tools/list, every page, %d sessions, %s\n", c.sessions, r.elapsed.Round(time.Millisecond))
+		fmt.Fprintf(w, "tools listed: %d\n", r.listed.Load())
+	} else {
+		fmt.Fprintf(w, "tool %s, %d sessions, %s\n", c.tool, c.sessions, r.elapsed.Round(time.Millisecond))
+	}
 	fmt.Fprintf(w, "calls: %d ok, %d failed\n", r.ok(), r.errors)
 	fmt.Fprintf(w, "throughput: %.0f calls/s\n", float64(r.ok())/r.elapsed.Seconds())
 	fmt.Fprintf(w, "latency: p50 %s  p90 %s  p99 %s  max %s\n", pct(.50), pct(.90), pct(.99), pct(1))
 	if c.pid > 0 && r.ok() > 0 {
-		fmt.Fprintf(w, "gateway CPU: %s total, %.1f µs per call\n", cpu, float64(cpu.Microseconds())/float64(r.ok()))
+		fmt.Fprintf(w, "gateway CPU: %s total, %.1f µs per call\n", cpu, cpuPerCall(cpu, r.ok()))
 	}
 	if r.firstErr != nil {
 		fmt.Fprintf(w, "first error: %v\n", r.firstErr)
 	}
+	fmt.Fprintf(w, "summary: calls=%d calls_per_s=%.0f p50_us=%d cpu_us_per_call=%.1f\n", r.ok(),
+		float64(r.ok())/r.elapsed.Seconds(), pct(.50).Microseconds(), cpuPerCall(cpu, r.ok()))
+}
+
+// cpuPerCall divides the gateway's CPU time among the calls, in µs.
+func cpuPerCall(cpu time.Duration, calls int) float64 {
+	if calls == 0 {
+		return 0
+	}
+	return float64(cpu.Microseconds()) / float64(calls)
 }
 
 // processCPU returns a process's user+system CPU time from /proc, or 0.
@@ -179,6 +219,7 @@ type loadSession struct {
 	key     string
 	session string
 	id      int
+	stream  io.Closer // the GET stream, when held open
 }
 
 // initialize opens the session.
@@ -194,6 +235,18 @@ func (s *loadSession) initialize(ctx context.Context) error {
 	}
 	_, err = s.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return err
+}
+
+// do makes one call of the configured method.
+func (s *loadSession) do(ctx context.Context, c *loadConfig, res *loadResult) error {
+	if c.method == "tools/list" {
+		n, err := s.listAll(ctx)
+		if err == nil {
+			res.listed.Store(int64(n))
+		}
+		return err
+	}
+	return s.call(ctx, c.tool, c.args)
 }
 
 // call makes one tools/call and checks that it succeeded.
@@ -227,6 +280,9 @@ func (s *loadSession) call(ctx context.Context, tool, args string) error {
 
 // close ends the session.
 func (s *loadSession) close(ctx context.Context) {
+	if s.stream != nil {
+		s.stream.Close()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.url, nil)
 	if err != nil {
 		return

@@ -1,6 +1,13 @@
 package main
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestLastSSEData(t *testing.T) {
 	tests := []struct{ name, body, want string }{
@@ -16,4 +23,73 @@ func TestLastSSEData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoadIdleSessions opens idle sessions with `load --idle` on a
+// gateway in this process and checks that it reports the resident memory
+// per session (the figure itself is the benchmark suite's business).
+func TestLoadIdleSessions(t *testing.T) {
+	g := mustStartMain(t, benchConfig)
+	_, oag := g.mustKey(t, "alice", "")
+	out, errOut, err := runCLI(t, nil, "load", "--url", g.mcpURL("bench"), "--key", oag,
+		"--idle", "200", "--pid", strconv.Itoa(os.Getpid()))
+	if err != nil {
+		t.Fatalf("load --idle: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{"idle sessions: 200 opened", "KiB per session", "summary: sessions=200 rss_kib_per_session="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("load --idle printed %q, want %q in it", out, want)
+		}
+	}
+}
+
+// TestLoadIdleStreams: with --streams every idle session holds its GET
+// stream open while the memory is read.
+func TestLoadIdleStreams(t *testing.T) {
+	g := mustStartMain(t, benchConfig)
+	_, oag := g.mustKey(t, "alice", "")
+	out, errOut, err := runCLI(t, nil, "load", "--url", g.mcpURL("bench"), "--key", oag,
+		"--idle", "50", "--streams", "--pid", strconv.Itoa(os.Getpid()))
+	if err != nil {
+		t.Fatalf("load --idle --streams: %v\n%s", err, errOut)
+	}
+	if want := "idle sessions holding their GET streams: 50 opened"; !strings.Contains(out, want) {
+		t.Errorf("load --idle --streams printed %q, want %q in it", out, want)
+	}
+}
+
+// TestLoadIdleNeedsPID: --idle without --pid is a usage error.
+func TestLoadIdleNeedsPID(t *testing.T) {
+	if _, _, err := runCLI(t, nil, "load", "--idle", "10"); !errors.Is(err, errUsage) {
+		t.Errorf("load --idle without --pid: %v, want a usage error", err)
+	}
+}
+
+// TestToolsListThousandTools lists an agent with 1,000 tools through every
+// page with `load --method tools/list`, which fails on a tool listed
+// twice, and checks that all 1,000 arrive.
+func TestToolsListThousandTools(t *testing.T) {
+	g := mustStartMain(t, thousandToolsConfig(1000))
+	_, oag := g.mustKey(t, "alice", "")
+	out, errOut, err := runCLI(t, nil, "load", "--url", g.mcpURL("many"), "--key", oag,
+		"--method", "tools/list", "--sessions", "1", "--requests", "2")
+	if err != nil {
+		t.Fatalf("load --method tools/list: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{"calls: 2 ok, 0 failed", "tools listed: 1000\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("load printed %q, want %q in it", out, want)
+		}
+	}
+}
+
+// thousandToolsConfig is a config whose agent "many" has n REST tools.
+func thousandToolsConfig(n int) string {
+	var b strings.Builder
+	b.WriteString("users: [{name: alice}]\nagents:\n  - id: many\n    owner: alice\n    mcp_enabled: true\n" +
+		"    skills:\n      - name: api\n        kind: rest\n        base_url: BACKEND\n        allow_private: true\n        tools:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "          - {name: tool_%04d, input_schema: {type: object}, request: {method: POST, path: /echo, body: all}}\n", i)
+	}
+	return b.String()
 }

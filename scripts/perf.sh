@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN]:
+# issue 16's benchmark suite. Prints every target figure as one table.
+#
+# All on loopback, in one run, so that the ratios compare figures taken
+# under the same load of the machine:
+#   - relayed tools/call: the go-sdk conformance fixture called directly,
+#     then through a gateway relaying it (skill of kind mcp); the gateway's
+#     CPU per call over the fixture's own, and the p50 latency added;
+#   - REST tools/call: a gateway with one REST tool on the demo backend,
+#     then scripts/relay (the minimal relay) in its place; the ratio of
+#     their CPU per call;
+#   - agent round trip: e2e's TestAgentLoad, 8 sessions, the pull worker,
+#     on SQLite, and on PostgreSQL when --postgres or MCPGATE_TEST_POSTGRES
+#     names a server;
+#   - idle sessions: a fresh SQLite gateway, --idle sessions opened by
+#     `mcpgate load --idle` and its RSS from /proc, per session; then again
+#     on another fresh gateway with every session holding its GET stream
+#     (needs twice --idle open files: `ulimit -n`);
+#   - tools/list on an agent with 1,000 tools, every page (100 a page).
+# CPU figures are the whole process's user+system time from /proc.
+# Defaults are short (3s a leg, 4 sessions, 10,000 idle sessions, 8×250
+# agent calls); the flags make them longer. KEEP=1 keeps the temporary
+# directory with every process's log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+duration=3s sessions=4 idle=10000 agent_calls=250 pg=${MCPGATE_TEST_POSTGRES:-}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --duration) duration=$2 ;;
+    --sessions) sessions=$2 ;;
+    --idle) idle=$2 ;;
+    --agent-calls) agent_calls=$2 ;;
+    --postgres) pg=$2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN]" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+
+source scripts/bench.sh "$sessions" "$duration" # $work, $bin, free_port, wait_port, wait_addr
+[ -n "${KEEP:-}" ] && trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; echo "kept $work" >&2' EXIT
+go build -o "$work/fixture" github.com/modelcontextprotocol/go-sdk/conformance/everything-server
+go build -o "$work/relay" ./scripts/relay
+
+# field NAME FILE prints the value of NAME=… on the file's summary line.
+field() { grep -o "$1=[0-9.]*" "$2" | tail -1 | cut -d= -f2; }
+# ratio A B prints A/B with two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+# run NAME ARGS… runs `mcpgate load` with ARGS, keeping its output in $work/NAME.
+run() {
+  local name=$1; shift
+  echo "== $name" >&2
+  "$bin" load --sessions "$sessions" --duration "$duration" "$@" | tee "$work/$name" >&2
+}
+
+# start_gateway NAME CONFIG starts a gateway on SQLite in $work/NAME and
+# sets $gw_pid, $gw_port and $gw_key.
+start_gateway() {
+  gw_port=$(free_port)
+  "$bin" serve --config "$2" --addr "127.0.0.1:$gw_port" --data-dir "$work/$1" --log-level warn 2>"$work/$1.err" &
+  gw_pid=$!
+  wait_port "$gw_port"
+  for _ in $(seq 300); do # the config may still be applying
+    gw_key=$("$bin" key create --user bench --data-dir "$work/$1" 2>/dev/null) && return 0
+    sleep 0.1
+  done
+  echo "$0: the gateway never knew user bench:" >&2; cat "$work/$1.err" >&2; return 1
+}
+
+# Backends: the demo REST API and the conformance fixture.
+"$bin" serve --demo --addr 127.0.0.1:0 --data-dir "$work/backend" >"$work/backend.out" 2>"$work/backend.err" &
+backend=$(wait_addr $! "$work/backend.err")
+upstream=$(free_port)
+"$work/fixture" -http="127.0.0.1:$upstream" -stateless=false 2>"$work/fixture.err" &
+fixture_pid=$!
+wait_port "$upstream"
+
+{
+  cat <<YAML
+users: [{name: bench}]
+agents:
+  - id: rest
+    owner: bench
+    mcp_enabled: true
+    skills:
+      - name: units
+        kind: rest
+        base_url: http://$backend/_demo/api
+        allow_private: true
+        tools:
+          - name: convert_units
+            description: Convert a value between units.
+            input_schema: {type: object, properties: {value: {type: number}, from: {type: string}, to: {type: string}}, required: [value, from, to]}
+            request: {method: POST, path: /convert/units, body: all}
+  - id: relay
+    owner: bench
+    mcp_enabled: true
+    skills:
+      - name: fixture
+        kind: mcp
+        url: http://127.0.0.1:$upstream/mcp
+        allow_private: true
+  - id: many
+    owner: bench
+    mcp_enabled: true
+    skills:
+      - name: api
+        kind: rest
+        base_url: http://$backend/_demo/api
+        allow_private: true
+        tools:
+YAML
+  for i in $(seq -w 0 999); do
+    echo "          - {name: tool_$i, description: Tool $i., input_schema: {type: object, properties: {value: {type: number}}}, request: {method: POST, path: /convert/units, body: all}}"
+  done
+} >"$work/gateway.yaml"
+start_gateway gateway "$work/gateway.yaml"
+for _ in $(seq 300); do # discovery of the fixture's tools runs in the background
+  "$bin" agent show relay --data-dir "$work/gateway" | grep -q test_simple_text && break
+  sleep 0.1
+done
+
+units='{"value":10,"from":"km","to":"mi"}'
+run direct --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
+run relayed --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
+run rest --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"
+"$work/relay" "http://$backend/_demo/api/convert/units" 2>"$work/baseline.err" &
+baseline_pid=$!
+baseline=$(wait_addr $baseline_pid "$work/baseline.err")
+run baseline --url "http://$baseline/mcp" --key none --tool convert_units --args "$units" --pid "$baseline_pid"
+sessions=1 run list --url "http://127.0.0.1:$gw_port/many/mcp" --key "$gw_key" --method tools/list --pid "$gw_pid"
+kill "$gw_pid" "$baseline_pid"
+
+printf 'users: [{name: bench}]\nagents: [{id: idle, owner: bench, mcp_enabled: true}]\n' >"$work/idle.yaml"
+start_gateway idle "$work/idle.yaml"
+echo "== idle" >&2
+"$bin" load --url "http://127.0.0.1:$gw_port/idle/mcp" --key "$gw_key" --idle "$idle" --pid "$gw_pid" | tee "$work/idle.out" >&2
+kill "$gw_pid"
+start_gateway streams "$work/idle.yaml"
+echo "== idle, with GET streams" >&2
+"$bin" load --url "http://127.0.0.1:$gw_port/idle/mcp" --key "$gw_key" --idle "$idle" --streams --pid "$gw_pid" | tee "$work/streams.out" >&2
+kill "$gw_pid"
+
+echo "== agent (go test ./e2e -run TestAgentLoad)" >&2
+MCPGATE_TEST_POSTGRES=$pg MCPGATE_AGENT_LOAD="8x$agent_calls" go test ./e2e -run '^TestAgentLoad$' -count=1 -v 2>&1 |
+  tee "$work/agent.log" | grep -E 'calls|latency|CPU|^(---|ok|FAIL)' >&2 || true
+awk '/=== RUN +TestAgentLoad\/sqlite/ { f = "sqlite" } /=== RUN +TestAgentLoad\/postgres/ { f = "postgres" }
+  /summary:/ { print > (dir "/agent-" f) }' dir="$work" "$work/agent.log"
+
+# The table.
+d_cpu=$(field cpu_us_per_call "$work/direct") r_cpu=$(field cpu_us_per_call "$work/relayed")
+d_p50=$(field p50_us "$work/direct") r_p50=$(field p50_us "$work/relayed")
+g_cpu=$(field cpu_us_per_call "$work/rest") b_cpu=$(field cpu_us_per_call "$work/baseline")
+agent_row() {
+  if [ -s "$work/agent-$1" ]; then
+    printf '| agent round trip, %-8s | p50 %s µs, %s calls/s | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1" \
+      "$(field p50_us "$work/agent-$1")" "$(field calls_per_s "$work/agent-$1")"
+  else
+    printf '| agent round trip, %-8s | not run | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1"
+  fi
+}
+echo
+echo "issue 16 targets, $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| figure | measured | target |"
+echo "|---|---|---|"
+echo "| relayed tools/call: gateway CPU / fixture CPU per call | $(ratio "$r_cpu" "$d_cpu")× ($r_cpu / $d_cpu µs) | ≤ 0.5× |"
+echo "| relayed tools/call: p50 latency added | $((r_p50 - d_p50)) µs ($r_p50 − $d_p50) | ≤ 150 µs |"
+echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_cpu" "$b_cpu")× ($g_cpu / $b_cpu µs) | ≤ 1.3× |"
+agent_row sqlite
+agent_row postgres
+echo "| idle sessions: gateway RSS per session ($idle on SQLite) | $(field rss_kib_per_session "$work/idle.out") KiB | ≤ 10 KiB |"
+echo "| idle sessions holding their GET streams: gateway RSS per session | $(field rss_kib_per_session "$work/streams.out") KiB | (≤ 10 KiB) |"
+echo "| tools/list, 1,000 tools, all 10 pages, one caller, p50 | $(field p50_us "$work/list") µs | < 1,000 µs |"
