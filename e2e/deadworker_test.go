@@ -21,6 +21,7 @@ var deadAgents = []agentSkill{
 // worker is gone, a worker started afterwards never runs the withdrawn
 // message, and with two workers every call is answered exactly once.
 func TestDeadWorkers(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			var env []string

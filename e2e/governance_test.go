@@ -151,6 +151,7 @@ func duplicates(t *testing.T, calls []func() *rpcResponse, api *countingAPI, bef
 // replays too, the result survives a restart, a short TTL expires, and the
 // audit log records every outcome with the secrets redacted.
 func TestIdempotencyKeys(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	t.Run("sqlite", func(t *testing.T) {
 		testIdempotencyKeys(t, []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
 	})

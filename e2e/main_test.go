@@ -6,6 +6,13 @@
 // TestMain builds the binary once and installs the pinned Node packages
 // when they are missing, so `go test ./...` works from a fresh clone on a
 // machine with Go, Node.js and npm.
+//
+// The package's tests run one after another, except the longest, which
+// spend most of their time waiting on child processes and timers (the
+// conformance suite through the relay, dead workers, a stale claim, both
+// engines' governance runs, a 30 MiB result): those call t.Parallel, so
+// that the package stays well inside go test's default 10-minute limit.
+// Each test starts its own gateway on its own port, data dir and database.
 package e2e
 
 import (

@@ -141,6 +141,7 @@ func refusingAddr(t *testing.T) string {
 // reused key 422 on both surfaces, and that a timed-out call releases its
 // key.
 func TestAuditOutcomes(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	t.Run("sqlite", func(t *testing.T) {
 		testAuditOutcomes(t, []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
 	})

@@ -54,6 +54,7 @@ agents:
 // user key, forwarding Host and Origin as sent so that the gateway's own
 // DNS-rebinding guard is what the suite tests.
 func TestRelayConformance(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	fixture := buildTool(t, everythingServer)
 	t.Run("http", func(t *testing.T) {
 		addr := freeAddr(t)

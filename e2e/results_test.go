@@ -30,6 +30,7 @@ func bigText(n int) []byte {
 // the same MCP session and by the signed download URL; the file is the
 // caller's, so another user does not see it.
 func TestLargeResultAsResourceLink(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	body := bigText(30 << 20)
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

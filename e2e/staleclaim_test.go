@@ -14,8 +14,9 @@ import (
 )
 
 // staleClaimConfig has one tool with a 1 s timeout, so that a claim left
-// behind goes stale 1 s + 2 s (the pipeline's deadline grace) + 30 s after
-// it was made (docs/architecture.md, "A claim left behind").
+// behind goes stale 1 s + 2 s (the pipeline's deadline grace) +
+// --idempotency-grace (staleClaimGrace here, 30 s by default) after it was
+// made (docs/architecture.md, "A claim left behind").
 const staleClaimConfig = `users:
   - name: alice
 agents:
@@ -34,9 +35,13 @@ agents:
             request: {method: POST, path: /orders, body: all}
 `
 
+// staleClaimGrace is the gateway's --idempotency-grace in this test,
+// shorter than the default to keep the test short.
+const staleClaimGrace = "6s"
+
 // staleClaimLife is how long the claim of staleClaimConfig's tool holds
 // its key unfinished.
-const staleClaimLife = 33 * time.Second
+const staleClaimLife = 9 * time.Second
 
 // hangFirst is a REST API whose first request hangs until its client goes
 // away; the others answer at once.
@@ -61,6 +66,7 @@ func (h *hangFirst) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refused as in flight (409) while the claim is younger than the tool's
 // deadline plus grace, never hangs, and runs once the claim is older.
 func TestStaleClaimAfterKill(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
 		testStaleClaim(t, []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
@@ -79,7 +85,7 @@ func testStaleClaim(t *testing.T, env []string) {
 	if err := os.WriteFile(cfg, []byte(strings.ReplaceAll(staleClaimConfig, "BASE", backend.URL)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := startGateway(t, env, "--config", cfg)
+	g := startGateway(t, env, "--config", cfg, "--idempotency-grace", staleClaimGrace)
 	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
 	s := openSession(t, g.URL+"/stale/mcp", bearer(key))
 	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"place_order","arguments":{"item":"tea","idempotency_key":"crash-1"}}}`
@@ -93,7 +99,7 @@ func testStaleClaim(t *testing.T, env []string) {
 	g.cmd.Process.Kill()
 	<-g.done
 
-	g = startGateway(t, env, "--config", cfg)
+	g = startGateway(t, env, "--config", cfg, "--idempotency-grace", staleClaimGrace)
 	s = openSession(t, g.URL+"/stale/mcp", bearer(key))
 	if time.Since(claimed) < staleClaimLife {
 		mustCondition(t, "a retry while the claim is fresh", s.post(body), "conflict", 409)

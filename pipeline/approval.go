@@ -325,7 +325,7 @@ func (p *Pipeline) awaitStored(ctx context.Context, e *registry.Entry, c *mcpgat
 	if !ok {
 		return nil, mcpgate.Errorf(mcpgate.ECONFLICT, "a call with idempotency key %q is still in flight; wait for its result", c.Key)
 	}
-	ctx, cancel := context.WithTimeout(ctx, toolTimeout(e)+deadlineGrace+claimGrace)
+	ctx, cancel := context.WithTimeout(ctx, toolTimeout(e)+deadlineGrace+p.claimGrace())
 	defer cancel()
 	for {
 		row, err := f.FindIdempotency(ctx, c.Identity, c.AgentID, c.Key)

@@ -31,10 +31,11 @@ const ReplayMeta = "mcpgate/idempotent_replay"
 // Options.IdempotencyTTL is zero.
 const DefaultIdempotencyTTL = 24 * time.Hour
 
-// claimGrace is added to a tool's deadline (its timeout plus the
-// pipeline's grace) before an unfinished claim counts as failed: a gateway
-// killed mid-call leaves its claim, and a retry after that may run.
-const claimGrace = 30 * time.Second
+// DefaultClaimGrace is added to a tool's deadline (its timeout plus the
+// pipeline's grace) before an unfinished claim counts as failed, when
+// Options.ClaimGrace is zero: a gateway killed mid-call leaves its claim,
+// and a retry after that may run.
+const DefaultClaimGrace = 30 * time.Second
 
 // stage runs the rest of a call after a stage.
 type stage func(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error)
@@ -78,7 +79,7 @@ func (p *Pipeline) claim(ctx context.Context, e *registry.Entry, call *mcpgate.C
 	now := p.opts.Now()
 	c = &mcpgate.IdempotencyClaim{
 		Identity: callerIdentity(call), AgentID: call.Agent.ID, Key: st.key, Hash: st.hash,
-		ClaimedAt: now, StaleAt: now.Add(claimLife(e)), ExpiresAt: now.Add(p.idempotencyTTL()),
+		ClaimedAt: now, StaleAt: now.Add(p.claimLife(e)), ExpiresAt: now.Add(p.idempotencyTTL()),
 	}
 	held, err = p.opts.Idempotency.ClaimIdempotency(ctx, c, now)
 	return c, held, err
@@ -87,8 +88,8 @@ func (p *Pipeline) claim(ctx context.Context, e *registry.Entry, call *mcpgate.C
 // claimLife is how long an unfinished claim holds its key: the tool's
 // deadline with grace, plus the approval wait when the tool needs one, so
 // that a retry never takes over the key of a call still waiting.
-func claimLife(e *registry.Entry) time.Duration {
-	d := toolTimeout(e) + deadlineGrace + claimGrace
+func (p *Pipeline) claimLife(e *registry.Entry) time.Duration {
+	d := toolTimeout(e) + deadlineGrace + p.claimGrace()
 	if e.Skill.NeedsApproval(e.Tool) {
 		d += e.Skill.ApprovalWait()
 	}
@@ -227,4 +228,12 @@ func markReplay(stored []byte) json.RawMessage {
 		return stored
 	}
 	return b
+}
+
+// claimGrace returns Options.ClaimGrace, or DefaultClaimGrace.
+func (p *Pipeline) claimGrace() time.Duration {
+	if p.opts.ClaimGrace > 0 {
+		return p.opts.ClaimGrace
+	}
+	return DefaultClaimGrace
 }

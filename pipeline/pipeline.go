@@ -55,6 +55,10 @@ type Options struct {
 	// IdempotencyTTL is how long a key's result is replayed; 0 means
 	// DefaultIdempotencyTTL.
 	IdempotencyTTL time.Duration
+	// ClaimGrace is how long past a tool's deadline an unfinished claim
+	// (left by a gateway killed mid-call) holds its key; 0 means
+	// DefaultClaimGrace.
+	ClaimGrace time.Duration
 	// Auditor writes the audit log; optional.
 	Auditor Auditor
 	Logger  *slog.Logger

@@ -22,13 +22,15 @@ const (
 // governanceFlags are serve's flags for idempotency and the audit log. A
 // zero value means: the config file's setting, else the default.
 type governanceFlags struct {
-	IdempotencyTTL time.Duration
-	CallRetention  time.Duration
+	IdempotencyTTL   time.Duration
+	IdempotencyGrace time.Duration
+	CallRetention    time.Duration
 }
 
 // register adds the flags to fs.
 func (g *governanceFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&g.IdempotencyTTL, "idempotency-ttl", 0, "how long a call's result is replayed for its idempotency key (default: idempotency_ttl from --config, else 24h)")
+	fs.DurationVar(&g.IdempotencyGrace, "idempotency-grace", pipeline.DefaultClaimGrace, "how long past a tool's deadline the claim of a call cut by a killed gateway holds its idempotency key before a retry may run")
 	fs.DurationVar(&g.CallRetention, "call-retention", 0, "how long the audit log keeps calls (default: call_retention from --config, else 720h)")
 }
 
@@ -37,6 +39,8 @@ func (g *governanceFlags) problem() string {
 	switch {
 	case g.IdempotencyTTL < 0:
 		return "--idempotency-ttl must be a positive duration such as 24h"
+	case g.IdempotencyGrace < 0:
+		return "--idempotency-grace must be a positive duration such as 30s"
 	case g.CallRetention < 0:
 		return "--call-retention must be a positive duration such as 720h"
 	}
@@ -71,6 +75,7 @@ func (m *Main) govern(opts *pipeline.Options, met *metrics.Metrics) {
 		return
 	}
 	opts.Idempotency, opts.Auditor = m.store, m.newAuditLog(met)
+	opts.ClaimGrace = m.Config.Governance.IdempotencyGrace
 }
 
 // newAuditLog starts the audit log's writer; Close flushes it.
