@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/registry"
 )
 
 // memKeys is an in-memory IdempotencyStore with the store's contract.
@@ -318,5 +319,17 @@ func TestIdempotencyBackendFailureReleases(t *testing.T) {
 	want := []string{mcpgate.OutcomeTimeout, mcpgate.OutcomeUnavailable, mcpgate.OutcomeOK}
 	if got := a.outcomes(); strings.Join(got, " ") != strings.Join(want, " ") || len(h.rest.callLog()) != 3 {
 		t.Fatalf("outcomes %v, backend calls %d; want %v and 3", got, len(h.rest.callLog()), want)
+	}
+}
+
+// A claim holds its key for the tool's deadline (and any approval wait)
+// plus Options.ClaimGrace, DefaultClaimGrace when unset.
+func TestClaimLife(t *testing.T) {
+	e := &registry.Entry{Skill: &mcpgate.Skill{Name: "s", Timeout: mcpgate.Duration(time.Second)}, Tool: &mcpgate.Tool{Name: "t"}}
+	life := func(grace time.Duration) time.Duration {
+		return New(&Options{Tables: mustRegistry(t), ClaimGrace: grace}).claimLife(e)
+	}
+	if d := life(0) - life(5*time.Second); d != DefaultClaimGrace-5*time.Second {
+		t.Errorf("a 5 s grace shortens the claim by %s, want %s", d, DefaultClaimGrace-5*time.Second)
 	}
 }
