@@ -29,6 +29,7 @@ var pullAgents = []agentSkill{
 // with the TypeScript SDK client: a single call, a streamed one, history
 // within a session and across sessions by context_id, and a declared tool.
 func TestAgentPull(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	g := startAgentGateway(t, pullAgents)
 	csv := filepath.Join(g.dir, "orders.csv")
 	if err := os.WriteFile(csv, []byte(ordersCSV), 0o600); err != nil {
@@ -99,6 +100,7 @@ func TestAgentPull(t *testing.T) {
 // offline, cancel from the host, a worker killed mid-call, and the
 // redelivery of a message to a new worker after a crash.
 func TestAgentFailures(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	g := startAgentGateway(t, pullAgents)
 
 	t.Run("timeout", func(t *testing.T) {

@@ -78,6 +78,7 @@ const clashingSkill = `      - name: archive
 // a tool with an agent key, reloads the file on SIGHUP (a good change,
 // then a bad one that must change nothing), and revokes the key.
 func TestConfigAndCLI(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	api := &billingAPI{}
 	backend := httptest.NewServer(api)
 	defer backend.Close()

@@ -10,9 +10,11 @@
 // The package's tests run one after another, except the longest, which
 // spend most of their time waiting on child processes and timers (the
 // conformance suite through the relay, dead workers, a stale claim, both
-// engines' governance runs, a 30 MiB result): those call t.Parallel, so
-// that the package stays well inside go test's default 10-minute limit.
-// Each test starts its own gateway on its own port, data dir and database.
+// engines' governance runs, a 30 MiB result, agent round trips): those
+// call t.Parallel, and TestMain lets four of them run at once unless
+// -parallel is given, so that the package stays well inside go test's
+// default 10-minute limit. Each test starts its own gateway on its own
+// port, data dir and database; the dashboard's Chromium tests stay serial.
 package e2e
 
 import (
@@ -20,12 +22,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,10 +52,22 @@ func TestMain(m *testing.M) {
 	} else if err := ensureNodeDeps(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 	} else {
+		allowParallel(4)
 		code = m.Run()
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// allowParallel lets n parallel tests run at once unless -test.parallel
+// was given: they mostly wait on child processes, not on the CPU.
+func allowParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 // build compiles ./cmd/mcpgate, with the race detector when the tests use it.

@@ -55,6 +55,7 @@ func (r *importReply) toolNames() []string {
 // (OpenAPI 3.1) document into another skill of the same agent, which needs
 // a prefix for its tool names; and imports the Petstore again with the CLI.
 func TestOpenAPIImport(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	pets := newPetStore()
 	backend := httptest.NewServer(pets)
 	defer backend.Close()
