@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -152,22 +150,8 @@ func (s *Store) ListCalls(ctx context.Context, f mcpgate.CallFilter) ([]*mcpgate
 	if err != nil {
 		return nil, "", err
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	limit = min(limit, 1000)
-	rows, err := s.read.QueryContext(ctx, `SELECT `+callColumns+` FROM calls`+w.String()+
-		fmt.Sprintf(` ORDER BY at DESC, id DESC LIMIT %d`, limit+1), w.args...)
-	if err != nil {
-		return nil, "", fmt.Errorf("list calls: %w", err)
-	}
-	calls, err := collect(rows, scanCall)
-	if err != nil || len(calls) <= limit {
-		return calls, "", err
-	}
-	last := calls[limit-1]
-	return calls[:limit], encodeCallCursor(last), nil
+	return listPage(ctx, s, "calls", `SELECT `+callColumns+` FROM calls`+w.String()+` ORDER BY at DESC, id DESC`,
+		w.args, f.Limit, scanCall, func(c *mcpgate.CallRecord) (time.Time, string) { return c.Time, c.ID })
 }
 
 // CountCalls returns how many calls f selects, in one query, ignoring its
@@ -202,13 +186,9 @@ func callWhere(f mcpgate.CallFilter) (*where, error) {
 		w.cond("at < $%d", micros(f.Until))
 	}
 	if f.Cursor != "" {
-		at, id, err := decodeCallCursor(f.Cursor)
-		if err != nil {
+		if err := w.after("at", f.Cursor); err != nil {
 			return nil, err
 		}
-		w.args = append(w.args, at, id)
-		n := len(w.args)
-		w.conds = append(w.conds, fmt.Sprintf("(at < $%d OR (at = $%d AND id < $%d))", n-1, n-1, n))
 	}
 	return w, nil
 }
@@ -217,26 +197,6 @@ func callWhere(f mcpgate.CallFilter) (*where, error) {
 func (w *where) cond(format string, value any) {
 	w.args = append(w.args, value)
 	w.conds = append(w.conds, fmt.Sprintf(format, len(w.args)))
-}
-
-// encodeCallCursor names the position after c in a listing.
-func encodeCallCursor(c *mcpgate.CallRecord) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(micros(c.Time), 10) + ":" + c.ID))
-}
-
-// decodeCallCursor reads a cursor of encodeCallCursor.
-func decodeCallCursor(cursor string) (int64, string, error) {
-	bad := mcpgate.Errorf(mcpgate.EINVALID, "cursor %q is not one this listing gave", cursor)
-	b, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return 0, "", bad
-	}
-	at, id, ok := strings.Cut(string(b), ":")
-	v, err := strconv.ParseInt(at, 10, 64)
-	if !ok || err != nil || id == "" {
-		return 0, "", bad
-	}
-	return v, id, nil
 }
 
 // FindCall returns one call; ENOTFOUND if unknown.

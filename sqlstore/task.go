@@ -3,10 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -72,22 +70,8 @@ func (s *Store) ListTasks(ctx context.Context, f mcpgate.TaskFilter) ([]*mcpgate
 	if err != nil {
 		return nil, "", err
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	limit = min(limit, 1000)
-	rows, err := s.read.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks`+w.String()+
-		fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit+1), w.args...)
-	if err != nil {
-		return nil, "", fmt.Errorf("list tasks: %w", err)
-	}
-	tasks, err := collect(rows, scanTask)
-	if err != nil || len(tasks) <= limit {
-		return tasks, "", err
-	}
-	last := tasks[limit-1]
-	return tasks[:limit], encodeTaskCursor(last), nil
+	return listPage(ctx, s, "tasks", `SELECT `+taskColumns+` FROM tasks`+w.String()+` ORDER BY created_at DESC, id DESC`,
+		w.args, f.Limit, scanTask, func(t *mcpgate.Task) (time.Time, string) { return t.CreatedAt, t.ID })
 }
 
 // taskWhere turns a filter into a WHERE clause.
@@ -106,21 +90,11 @@ func taskWhere(f mcpgate.TaskFilter) (*where, error) {
 		w.equal("identity", f.Identity)
 	}
 	if f.Cursor != "" {
-		at, id, err := decodeCallCursor(f.Cursor)
-		if err != nil {
+		if err := w.after("created_at", f.Cursor); err != nil {
 			return nil, err
 		}
-		w.args = append(w.args, at, id)
-		n := len(w.args)
-		w.conds = append(w.conds, fmt.Sprintf("(created_at < $%d OR (created_at = $%d AND id < $%d))", n-1, n-1, n))
 	}
 	return w, nil
-}
-
-// encodeTaskCursor names the position after t in a listing, in the form
-// decodeCallCursor reads.
-func encodeTaskCursor(t *mcpgate.Task) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(micros(t.CreatedAt), 10) + ":" + t.ID))
 }
 
 // FinishTask ends an unfinished task; the first end wins. ECONFLICT, with
