@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -75,24 +74,7 @@ func benchToolsCall(b *testing.B, flags ...string) {
 // it succeeded.
 func postCall(client *http.Client, url string, h http.Header, id int64) error {
 	body := []byte(`{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header = h
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	reply, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, []byte(`"result":{"content":[{"type":"text","text":"{\"text\":\"hi\"}"}]}`)) {
-		return &unexpectedReply{resp.StatusCode, string(reply)}
-	}
-	return nil
+	return postCheck(client, url, h, body)
 }
 
 // unexpectedReply is a tools/call reply that is not the echo's result.

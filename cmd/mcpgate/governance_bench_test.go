@@ -126,7 +126,7 @@ func postCheck(client *http.Client, url string, h http.Header, body []byte) erro
 	if err != nil {
 		return err
 	}
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, []byte(`"content":[{"type":"text","text":"{\"text\":\"hi\"}"}]`)) {
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, []byte(`"result":{"content":[{"type":"text","text":"{\"text\":\"hi\"}"}]}`)) {
 		return &unexpectedReply{resp.StatusCode, string(reply)}
 	}
 	return nil
