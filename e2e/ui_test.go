@@ -269,8 +269,9 @@ func (d *dashboard) keyRoundTrip() {
 	browse(t, d.ctx, "revoke the key",
 		chromedp.Navigate(d.base+"/ui/keys/"),
 		chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[aria-label="Revoke key %s"]`, hint))),
-		// The next page, not the one clicked on: it shows the key revoked.
-		chromedp.WaitVisible(chromedp.Search(`//td[starts-with(normalize-space(), "revoked")]`)))
+		// The next page, not the one clicked on: it shows this key revoked
+		// (another run's key may be shown revoked already).
+		chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//tr[td/code[normalize-space()=%q]]/td[starts-with(normalize-space(), "revoked")]`, hint))))
 	if code := agentStatus(t, d.base, key, "demo"); code != http.StatusUnauthorized {
 		t.Fatalf("the revoked key reads agent demo: %d, want 401", code)
 	}
