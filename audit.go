@@ -2,6 +2,9 @@ package mcpgate
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 )
@@ -87,4 +90,19 @@ type CallStore interface {
 	// DeleteCallsBefore deletes at most limit calls older than t and
 	// returns how many went, so that a sweep can work in small batches.
 	DeleteCallsBefore(ctx context.Context, t time.Time, limit int) (int64, error)
+}
+
+// NewCallID returns the ID of a call that started at t: "call_" and 24
+// hex digits, 7 bytes of t in Unix microseconds, then 5 random bytes. IDs
+// that grow with time put each new audit row at the end of the primary
+// key's index, so a batch of rows dirties a few pages of it rather than
+// one page a row scattered over a large table, and IDs sort as their
+// calls started.
+func NewCallID(t time.Time) string {
+	var b [12]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMicro())<<8)
+	if _, err := rand.Read(b[7:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return "call_" + hex.EncodeToString(b[:])
 }

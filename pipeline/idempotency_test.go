@@ -333,3 +333,28 @@ func TestClaimLife(t *testing.T) {
 		t.Errorf("a 5 s grace shortens the claim by %s, want %s", d, DefaultClaimGrace-5*time.Second)
 	}
 }
+
+// TestAuditRecordIDsFollowTime checks that the records of calls made one
+// after another get IDs in the order of their calls, the ID NewCallID
+// gives for the record's time: the audit log's inserts then land at the
+// end of its primary key's index, not on a random page each.
+func TestAuditRecordIDsFollowTime(t *testing.T) {
+	h, a := newIdemHarness(t, nil)
+	for range 3 {
+		if _, err := h.keyedCall(context.Background(), "echo", `{"q":"hi"}`); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Microsecond) // IDs of one microsecond need not sort
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, r := range a.recs {
+		prefix := mcpgate.NewCallID(r.Time)[:len("call_")+14] // the time's 7 bytes
+		if !strings.HasPrefix(r.ID, prefix) {
+			t.Errorf("record %d: ID %q does not start with its time's %q", i, r.ID, prefix)
+		}
+		if i > 0 && r.ID <= a.recs[i-1].ID {
+			t.Errorf("record %d: ID %q not after %q", i, r.ID, a.recs[i-1].ID)
+		}
+	}
+}

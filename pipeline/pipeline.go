@@ -127,7 +127,7 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	_, span := p.stage(ctx, "mcpgate.record")
 	p.record(call, res, err, d)
 	if p.opts.Auditor != nil || p.opts.Events != nil {
-		id, outcome := mcpgate.NewID("call_"), outcomeOf(st, res, err)
+		id, outcome := mcpgate.NewCallID(start), outcomeOf(st, res, err)
 		p.audit(call, st, res, err, id, outcome, start, d)
 		p.publish(ctx, call, id, outcome, err, d)
 	}

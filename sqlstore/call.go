@@ -2,10 +2,7 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,27 +75,6 @@ type RowInserter interface {
 	InsertsRowByRow() bool
 }
 
-// insertCallsByRow stores the records in one transaction through one
-// prepared statement.
-func (s *Store) insertCallsByRow(ctx context.Context, calls []*mcpgate.CallRecord) error {
-	if len(calls) == 0 {
-		return nil
-	}
-	return s.withTx(ctx, func(tx *Store) error {
-		st, err := tx.write.(preparer).PrepareContext(ctx, insertCall)
-		if err != nil {
-			return fmt.Errorf("prepare insert of calls: %w", err)
-		}
-		defer st.Close()
-		for _, c := range calls {
-			if _, err := st.ExecContext(ctx, callArgs(c)...); err != nil {
-				return fmt.Errorf("insert %d calls: %w", len(calls), err)
-			}
-		}
-		return nil
-	})
-}
-
 // insertCall inserts one call record.
 const insertCall = `INSERT INTO calls (` + callColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 
@@ -107,26 +83,13 @@ type preparer interface {
 	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
-// newCallID returns "call_" and 24 hex digits: 7 bytes of the call's time
-// in microseconds, then 5 random bytes. IDs that grow with time put each
-// new row at the end of the primary key's index, so a batch dirties a few
-// pages of it rather than one page a row scattered over a large table.
-func newCallID(t time.Time) string {
-	var b [12]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMicro())<<8)
-	if _, err := rand.Read(b[7:]); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	return "call_" + hex.EncodeToString(b[:])
-}
-
 // callArgs fills in c's ID and time and returns its column values.
 func callArgs(c *mcpgate.CallRecord) []any {
 	if c.Time.IsZero() {
 		c.Time = now()
 	}
 	if c.ID == "" {
-		c.ID = newCallID(c.Time)
+		c.ID = mcpgate.NewCallID(c.Time)
 	}
 	c.Time = normalize(c.Time)
 	return []any{c.ID, micros(c.Time), string(c.CredentialKind), c.CredentialID, c.UserID, c.AgentID, c.Skill, c.Tool,

@@ -1,9 +1,11 @@
-package sqlstore
+package mcpgate_test
 
 import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // TestNewCallID checks that call IDs keep the form of other IDs, differ
@@ -14,13 +16,13 @@ func TestNewCallID(t *testing.T) {
 	at := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 	prev := ""
 	for i := range 1000 {
-		id := newCallID(at.Add(time.Duration(i) * time.Microsecond))
+		id := mcpgate.NewCallID(at.Add(time.Duration(i) * time.Microsecond))
 		if !form.MatchString(id) || id <= prev {
 			t.Fatalf("ID %d: %q after %q", i, id, prev)
 		}
 		prev = id
 	}
-	if a, b := newCallID(at), newCallID(at); a == b {
+	if a, b := mcpgate.NewCallID(at), mcpgate.NewCallID(at); a == b {
 		t.Error("two IDs of one microsecond are equal")
 	}
 }

@@ -1,0 +1,96 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// insertCallsByRow stores the records in one transaction through one
+// prepared statement executed once a record. Outside a transaction it
+// runs on one connection of the writer through the driver itself:
+// database/sql's conversion, checks and locks of every argument cost
+// about as much as a third of SQLite's own work on a row (profiles of the
+// audit log's writer), and a batch on one connection needs none of them.
+func (s *Store) insertCallsByRow(ctx context.Context, calls []*mcpgate.CallRecord) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	if s.inTx {
+		return s.insertCallsInTx(ctx, calls)
+	}
+	conn, err := s.writeDB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("insert %d calls: %w", len(calls), err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error { return insertCallsOnDriver(ctx, dc, calls) })
+}
+
+// insertCallsInTx stores the records through the transaction s is bound to.
+func (s *Store) insertCallsInTx(ctx context.Context, calls []*mcpgate.CallRecord) error {
+	st, err := s.write.(preparer).PrepareContext(ctx, insertCall)
+	if err != nil {
+		return fmt.Errorf("prepare insert of calls: %w", err)
+	}
+	defer st.Close()
+	for _, c := range calls {
+		if _, err := st.ExecContext(ctx, callArgs(c)...); err != nil {
+			return fmt.Errorf("insert %d calls: %w", len(calls), err)
+		}
+	}
+	return nil
+}
+
+// rawConn is what insertCallsOnDriver needs of a driver's connection;
+// every driver the gateway uses has it.
+type rawConn interface {
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+}
+
+// insertCallsOnDriver stores the records in one transaction of the
+// driver's connection dc, committed when every row went in.
+func insertCallsOnDriver(ctx context.Context, dc any, calls []*mcpgate.CallRecord) error {
+	conn, ok := dc.(rawConn)
+	if !ok {
+		return fmt.Errorf("insert calls: driver connection %T cannot begin or prepare with a context", dc)
+	}
+	tx, err := conn.BeginTx(ctx, driver.TxOptions{})
+	if err != nil {
+		return fmt.Errorf("begin insert of %d calls: %w", len(calls), err)
+	}
+	if err := execCallRows(ctx, conn, calls); err != nil {
+		_ = tx.Rollback() // the insert's error is the one that matters
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit %d calls: %w", len(calls), err)
+	}
+	return nil
+}
+
+// execCallRows executes the prepared insert once a record.
+func execCallRows(ctx context.Context, conn driver.ConnPrepareContext, calls []*mcpgate.CallRecord) error {
+	st, err := conn.PrepareContext(ctx, insertCall)
+	if err != nil {
+		return fmt.Errorf("prepare insert of calls: %w", err)
+	}
+	defer st.Close()
+	exec, ok := st.(driver.StmtExecContext)
+	if !ok {
+		return fmt.Errorf("insert calls: driver statement %T cannot execute with a context", st)
+	}
+	values := make([]driver.NamedValue, callColumnCount)
+	for _, c := range calls {
+		for i, v := range callArgs(c) {
+			values[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+		}
+		if _, err := exec.ExecContext(ctx, values); err != nil {
+			return fmt.Errorf("insert %d calls: %w", len(calls), err)
+		}
+	}
+	return nil
+}
