@@ -22,6 +22,7 @@ type access struct {
 	tool      string
 	err       error
 	toolError string // the text of a tool's error result
+	failure   string // the code of a backend that could not serve the call
 	cancelled bool
 }
 
@@ -30,7 +31,7 @@ func (a *access) setResult(res *mcpgate.Result) {
 	if res == nil || !res.IsError || res.Invalid != nil {
 		return
 	}
-	a.toolError = "tool error"
+	a.toolError, a.failure = "tool error", res.Failure
 	for _, c := range res.Content {
 		if c.Text != "" {
 			a.toolError = c.Text
@@ -39,14 +40,17 @@ func (a *access) setResult(res *mcpgate.Result) {
 	}
 }
 
-// outcome names how the request ended: ok, cancelled, tool_error,
-// invalid_arguments or the error's code.
+// outcome names how the request ended: ok, cancelled, tool_error, the
+// failure of a backend that could not serve the call (timeout,
+// unavailable) or the error's code.
 func (a *access) outcome() string {
 	switch {
 	case a.cancelled:
 		return "cancelled"
 	case a.err != nil:
 		return mcpgate.ErrorCode(a.err)
+	case a.failure != "":
+		return a.failure
 	case a.toolError != "":
 		return "tool_error"
 	}

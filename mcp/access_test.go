@@ -56,3 +56,22 @@ func TestAccessLogSlowCall(t *testing.T) {
 		t.Errorf("the access log holds an argument value:\n%s", log)
 	}
 }
+
+// TestAccessLogBackendFailure checks that a call whose backend could not
+// serve it is logged with the failure's code as its outcome, not as the
+// tool's own error, and at warn with the backend's message.
+func TestAccessLogBackendFailure(t *testing.T) {
+	log := &lockedLog{}
+	h := mustHarness(t, &Options{AccessLog: slog.New(slog.NewTextHandler(log, nil))})
+	h.gw.setTool("late", func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
+		res := mcpgate.ErrorResult("The API did not answer within 1s.")
+		res.Failure = mcpgate.ETIMEOUT
+		return res, nil
+	})
+	sid := h.mustInit(t, "2025-06-18", nil)
+	h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"late","arguments":{}}}`)
+	line := strings.TrimSpace(log.String())
+	if !strings.Contains(line, "outcome=timeout") || !strings.Contains(line, "level=WARN") || !strings.Contains(line, "did not answer") {
+		t.Errorf("access line: %s", line)
+	}
+}

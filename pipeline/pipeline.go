@@ -380,11 +380,15 @@ func (p *Pipeline) observeBackend(e *registry.Entry, res *mcpgate.Result, err er
 	p.opts.BackendRecorder.ObserveBackend(e.Skill.AgentID, e.Skill.Name, string(e.Skill.Kind), resultOutcome(res, err), d)
 }
 
-// resultOutcome names a call's outcome: ok, tool_error or the error's code.
+// resultOutcome names a call's outcome: ok, tool_error, the failure of
+// a backend that could not serve it (timeout, unavailable) or the error's
+// code.
 func resultOutcome(res *mcpgate.Result, err error) string {
 	switch {
 	case err != nil:
 		return mcpgate.ErrorCode(err)
+	case res.Failure != "":
+		return res.Failure // the backend could not serve the call: not the tool's failure
 	case res.IsError:
 		return "tool_error"
 	}

@@ -277,6 +277,16 @@ func TestCallFailures(t *testing.T) {
 			obs:  observation{"a1", "report", "tool_error", 0},
 		},
 		{
+			name: "backend timed out", tool: "echo", called: true,
+			backend: func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
+				res := mcpgate.ErrorResult("The API did not answer in time.")
+				res.Failure = mcpgate.ETIMEOUT
+				return res, nil
+			},
+			text: "The API did not answer in time.",
+			obs:  observation{"a1", "echo", mcpgate.ETIMEOUT, 0},
+		},
+		{
 			name: "coded backend error", tool: "echo", called: true,
 			backend: func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
 				return nil, mcpgate.Errorf(mcpgate.ERATELIMIT, "slow down")
