@@ -164,6 +164,8 @@ type Server struct {
 	requestSeq atomic.Uint64
 	// lists keeps the agents' encoded tools/list pages.
 	lists listCache
+	// bufs holds large response buffers for reuse (responseBuf).
+	bufs sync.Pool
 	// listeners are the open subscriptions/listen streams (2026-07-28).
 	listeners listenerSet
 	// sse counts the SSE responses being written.
