@@ -59,7 +59,9 @@ func TestOpenAPIImport(t *testing.T) {
 	pets := newPetStore()
 	backend := httptest.NewServer(pets)
 	defer backend.Close()
-	g, api, env := startWithUser(t, petstoreEnv(), "--reload-every", "100ms")
+	// Pages of 100 (the default is 1,000) so that the Discourse import's
+	// tools take more than one page, and the cursors are exercised.
+	g, api, env := startWithUser(t, petstoreEnv(), "--reload-every", "100ms", "--page-size", "100")
 	api.mustDo("POST", "/agents", map[string]any{"id": "pets", "name": "Pets", "mcp_enabled": true}, http.StatusCreated, nil)
 
 	petNames := goldenToolNames(t, "petstore")

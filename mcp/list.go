@@ -25,12 +25,12 @@ func (s *Server) listTools(ctx context.Context, agent *mcpgate.Agent, params jso
 	if err := unmarshalParams(params, &p); err != nil {
 		return nil, err
 	}
-	tools, err := s.gateway.ListTools(ctx, agent)
+	listed, err := s.gateway.ListTools(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
-	tools = sortedTools(tools)
-	start := 0
+	lp := s.lists.listing(agent.ID, listed)
+	tools, start := lp.tools, 0
 	if p.Cursor != nil {
 		after, ok := decodeCursor(*p.Cursor)
 		if !ok {
@@ -38,7 +38,7 @@ func (s *Server) listTools(ctx context.Context, agent *mcpgate.Agent, params jso
 		}
 		start = sort.Search(len(tools), func(i int) bool { return tools[i].Name > after })
 	}
-	return s.toolsPage(tools, start, tasks), nil
+	return lp.page(start, s.pageSize, tasks), nil
 }
 
 // sortedTools returns tools sorted by name. Gateways list them sorted; a
@@ -57,10 +57,10 @@ func sortedTools(tools []ListedTool) []ListedTool {
 // on: the gateway runs any tool as a task, or not.
 const taskSupport = `,"execution":{"taskSupport":"optional"}}`
 
-// toolsPage encodes the page of tools from start; with tasks, each tool
-// says it may run as a task.
-func (s *Server) toolsPage(tools []ListedTool, start int, tasks bool) []byte {
-	end := min(start+s.pageSize, len(tools))
+// toolsPage encodes the page of size tools from start; with tasks, each
+// tool says it may run as a task.
+func toolsPage(tools []ListedTool, start, size int, tasks bool) []byte {
+	end := min(start+size, len(tools))
 	b := make([]byte, 0, pageSize(tools, start, end, tasks))
 	b = append(b, `{"tools":[`...)
 	for i, t := range tools[start:end] {

@@ -32,7 +32,7 @@ import (
 // Defaults for Options fields left zero.
 const (
 	DefaultMaxBodyBytes = 4 << 20
-	DefaultPageSize     = 100
+	DefaultPageSize     = 1000
 	DefaultKeepAlive    = 25 * time.Second
 	DefaultWriteTimeout = 10 * time.Second
 	DefaultServerName   = "mcpgate"
@@ -51,7 +51,12 @@ type Options struct {
 	ServerName, ServerVersion string
 	// MaxBodyBytes limits a POST body; larger ones get 413 (default 4 MiB).
 	MaxBodyBytes int64
-	// PageSize is the number of tools per tools/list page (default 100).
+	// PageSize is the number of tools per tools/list page (default 1000,
+	// as the Go SDK's servers list; the TypeScript SDK's list every tool in
+	// one page). An agent's whole list then comes in one request, where
+	// pages of 100 made a host listing 1,000 tools pay a request's cost ten
+	// times; a client still follows nextCursor past it. tasks/list pages
+	// hold at most taskPageSize tasks.
 	PageSize int
 	// KeepAlive is the interval of SSE comment pings on quiet streams
 	// (default 25s).
@@ -98,7 +103,10 @@ type Options struct {
 type Gateway interface {
 	// ListTools returns the agent's tools sorted by name, each pre-encoded
 	// as its MCP Tool JSON (name, title, description, inputSchema,
-	// outputSchema, annotations).
+	// outputSchema, annotations). The transport keeps the pages it encodes
+	// from a listing for as long as ListTools returns the same slice, so a
+	// changed list must come as a new slice, and a returned one must never
+	// change.
 	ListTools(ctx context.Context, agent *mcpgate.Agent) ([]ListedTool, error)
 	// CallTool runs one tools/call. call.Agent, ToolName, Arguments,
 	// Caller, SessionID and Notifier are set by mcp; the gateway
@@ -154,6 +162,10 @@ type Server struct {
 	streamSeq atomic.Uint64
 	// requestSeq numbers server→client requests.
 	requestSeq atomic.Uint64
+	// lists keeps the agents' encoded tools/list pages.
+	lists listCache
+	// bufs holds large response buffers for reuse (responseBuf).
+	bufs sync.Pool
 	// listeners are the open subscriptions/listen streams (2026-07-28).
 	listeners listenerSet
 	// sse counts the SSE responses being written.

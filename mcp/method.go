@@ -26,7 +26,7 @@ func (s *Server) answer(r *http.Request, ls *liveSession, agent *mcpgate.Agent, 
 	if modern(ls.version) {
 		result = s.modernResult(m.method, result)
 	}
-	return appendResult(nil, m.ID, result)
+	return appendResult(s.responseBuf(len(`{"jsonrpc":"2.0","id":,"result":}`)+len(m.ID)+len(result)), m.ID, result)
 }
 
 // method dispatches the requests a session may send besides tools/call.

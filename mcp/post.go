@@ -101,7 +101,9 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcp
 		if s.streamed(m.method) {
 			s.serveStreamed(w, r, ls, agent, cred, acc, m)
 		} else {
-			s.reply(w, r, ls, acc, s.answer(r, ls, agent, m))
+			resp := s.answer(r, ls, agent, m)
+			s.reply(w, r, ls, acc, resp) // writes or copies resp, keeping none of it
+			s.freeBuf(resp)
 		}
 	case kindNotification:
 		s.notification(ls, m)

@@ -8,6 +8,10 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
+// taskPageSize bounds a tasks/list page, each read from the store, to the
+// size tools/list pages had before they grew to DefaultPageSize.
+const taskPageSize = 100
+
 // taskMethod serves tasks/get, tasks/list and tasks/cancel; handled is
 // false for other methods.
 func (s *Server) taskMethod(ctx context.Context, ls *liveSession, agent *mcpgate.Agent, m *message) (result []byte, handled bool, err error) {
@@ -82,7 +86,7 @@ func (s *Server) taskList(ctx context.Context, ls *liveSession, agent *mcpgate.A
 	if err := unmarshalParams(params, &p); err != nil {
 		return nil, err
 	}
-	tasks, next, err := s.tasks.List(ctx, mcpgate.TaskFilter{Identity: ls.identity, AgentID: agent.ID, Cursor: p.Cursor, Limit: s.pageSize})
+	tasks, next, err := s.tasks.List(ctx, mcpgate.TaskFilter{Identity: ls.identity, AgentID: agent.ID, Cursor: p.Cursor, Limit: min(s.pageSize, taskPageSize)})
 	if err != nil {
 		return nil, err
 	}

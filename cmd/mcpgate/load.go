@@ -42,7 +42,7 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "how long to run (at most 10m)")
 	fs.IntVar(&c.requests, "requests", 1_000_000, "stop after this many calls in all")
 	fs.IntVar(&c.pid, "pid", 0, "the gateway's process ID, to report its CPU time per call and its memory (Linux)")
-	fs.StringVar(&c.method, "method", "tools/call", "what each call is: tools/call, or tools/list (every page)")
+	fs.StringVar(&c.method, "method", "tools/call", "what each call is: tools/call, or tools/list (every page; its latency is that of the HTTP exchanges, without decoding the pages)")
 	fs.IntVar(&c.idle, "idle", 0, "instead of calling, open this many idle sessions and report the gateway's resident memory per session (needs --pid)")
 	fs.BoolVar(&c.streams, "streams", false, "with --idle, each session also holds its GET stream open")
 	if err := parseFlags(fs, env, args); err != nil {
@@ -117,8 +117,13 @@ func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession) *l
 				budget--
 				mu.Unlock()
 				t := time.Now()
+				s.exchanged = 0
 				err := s.do(ctx, c, res)
-				res.add(time.Since(t), err, ctx.Err() != nil)
+				d := time.Since(t)
+				if c.method == "tools/list" {
+					d = s.exchanged
+				}
+				res.add(d, err, ctx.Err() != nil)
 			}
 		}()
 	}
@@ -220,6 +225,12 @@ type loadSession struct {
 	session string
 	id      int
 	stream  io.Closer // the GET stream, when held open
+	// exchanged is the time spent in HTTP exchanges (from sending a
+	// request to the end of its response's body) since it was last
+	// zeroed. A tools/list's latency is that time, not the load client's
+	// own decoding of the pages (1,000 tools are ~160 KB of JSON, which
+	// encoding/json takes longer to decode than the gateway to serve).
+	exchanged time.Duration
 }
 
 // initialize opens the session.
@@ -308,12 +319,14 @@ func (s *loadSession) post(ctx context.Context, body string) (*loadResponse, err
 	s.headers(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
+	s.exchanged += time.Since(start)
 	if err != nil {
 		return nil, err
 	}

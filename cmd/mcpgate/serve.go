@@ -146,7 +146,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", 4<<20, "largest MCP request body accepted")
 	fs.Int64Var(&c.MaxUploadBytes, "max-upload-bytes", api.DefaultMaxUploadBytes, "largest file upload accepted (stored under --data-dir/files)")
 	fs.DurationVar(&c.FileRetention, "file-retention", files.DefaultRetention, "how long uploaded files and results stored as files are kept before the sweep deletes them")
-	fs.IntVar(&c.PageSize, "page-size", 100, "tools per tools/list page")
+	fs.IntVar(&c.PageSize, "page-size", mcp.DefaultPageSize, "tools per tools/list page")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
 	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", "", "export traces to this OTLP/HTTP URL, such as http://127.0.0.1:4318/v1/traces (default: from OTEL_EXPORTER_OTLP_ENDPOINT; off when unset)")
