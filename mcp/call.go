@@ -248,6 +248,9 @@ type callReply struct {
 	// paused is closed when PauseStream ended the reply's connection; nil
 	// for a reply that cannot pause.
 	paused chan struct{}
+	// held is the 2026-07-28 call the reply belongs to, whose server→client
+	// requests wait for the client's retry; nil for other replies.
+	held *heldCall
 
 	mu         sync.Mutex
 	st         *postStream

@@ -110,6 +110,8 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 	ls, done := s.statelessSession(r, agent, cred, proto)
 	defer done()
 	switch {
+	case s.multiRound(m, proto):
+		s.serveMultiRound(w, r, ls, agent, cred, acc, m, proto)
 	case m.method == "server/discover":
 		s.reply(w, r, ls, acc, s.discover(r, ls, agent, m))
 	case m.method == "subscriptions/listen":
@@ -310,9 +312,9 @@ func decodeHeaderValue(v string) (string, bool) {
 // and agent channels see a call outside any session, as HandsAI's are), the
 // request's version and log level, and a context that ends when the client
 // closes the connection or the Server closes. Its client capabilities stay
-// empty: server→client requests (sampling, elicitation, roots) become
-// MRTR's InputRequiredResult in this revision, which is not built yet, so
-// the gateway must not try them on this request's stream. done releases it.
+// empty: server→client requests (sampling, elicitation, roots) cannot go
+// on this request's stream in this revision; a caller that can answer them
+// runs as a held call instead (multiRound). done releases it.
 func (s *Server) statelessSession(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, proto *requestProtocol) (*liveSession, func()) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	stop := context.AfterFunc(s.base, func() { cancel(context.Canceled) })
