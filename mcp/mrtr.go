@@ -106,29 +106,39 @@ type retryParams struct {
 // starts it, a retry continues the call its requestState names. The round
 // ends with the call's response, or with an InputRequiredResult.
 func (s *Server) serveMultiRound(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message, proto *requestProtocol) {
-	h, p, err := s.heldFor(r, agent, cred, m, proto)
+	reply := s.newCallReply(r, w, ls, acc)
+	h, p, err := s.heldFor(r, agent, cred, m, proto, reply)
 	if err != nil {
 		s.reply(w, r, ls, acc, s.errorResponse(ls, m, err))
 		return
 	}
-	s.reply(w, r, ls, acc, h.round(r.Context(), m.ID, p.Responses))
+	resp := h.round(r.Context(), m.ID, p.Responses)
+	if !reply.finish(resp, false) {
+		writeJSON(w, replyStatus(ls, resp), resp)
+	}
 }
 
-// heldFor returns the held call a request continues, or a new one.
-func (s *Server) heldFor(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, proto *requestProtocol) (*heldCall, *retryParams, error) {
+// heldFor returns the held call a request continues, or a new one, with
+// out, the request's reply, attached to it.
+func (s *Server) heldFor(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, proto *requestProtocol, out *callReply) (*heldCall, *retryParams, error) {
 	var p retryParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
 		return nil, nil, err
 	}
+	token, err := parseProgressToken(m.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	out.token = token
 	bind, err := binding(agent, cred, m.method, &p)
 	if err != nil {
 		return nil, nil, err
 	}
 	if p.State == nil {
 		p.Responses = nil // a first request has nothing to answer
-		return s.hold(r, agent, cred, m, proto, bind), &p, nil
+		return s.hold(r, agent, cred, m, proto, bind, out.start(false)), &p, nil
 	}
-	h, err := s.resume(*p.State, bind)
+	h, err := s.resume(*p.State, bind, out)
 	return h, &p, err
 }
 
@@ -151,9 +161,9 @@ type stateClaims struct {
 }
 
 // resume verifies a retry's requestState and returns the held call it
-// continues, now attached to the retry. Every refusal is EINVALID (-32602)
+// continues, now attached to the retry, whose reply is out. Every refusal is EINVALID (-32602)
 // and says what to do.
-func (s *Server) resume(state, bind string) (*heldCall, error) {
+func (s *Server) resume(state, bind string, out *callReply) (*heldCall, error) {
 	raw, err := s.signer.Open(state, s.now())
 	if err != nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: %v; call again without requestState", err)
@@ -169,15 +179,16 @@ func (s *Server) resume(state, bind string) (*heldCall, error) {
 	if h == nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: the call this requestState continues is no longer held (it ended or timed out, or another gateway replica holds it); call again without requestState")
 	}
-	return h, h.attach(c.Round)
+	return h, h.attach(c.Round, out)
 }
 
-// hold starts m as a held call, apart from r, attached to r.
-func (s *Server) hold(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, proto *requestProtocol, bind string) *heldCall {
+// hold starts m as a held call, apart from r, attached to r, whose reply
+// is out.
+func (s *Server) hold(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, proto *requestProtocol, bind string, out *callReply) *heldCall {
 	ctx, cancel := context.WithCancelCause(s.base)
 	now := s.now()
 	h := &heldCall{
-		id: randomHex(16), s: s, bind: bind, attached: true,
+		id: randomHex(16), s: s, bind: bind, attached: true, out: out,
 		pending: make(map[string]*inputRequest), wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	h.ls = &liveSession{
@@ -210,9 +221,18 @@ type heldCall struct {
 	seq      int
 	pending  map[string]*inputRequest // by key
 	attached bool                     // a request is waiting on the call
+	out      *callReply               // the reply of the request attached, if any
 	timer    *time.Timer              // cancels the call when no retry comes
 	resp     []byte                   // once done: the call's response
 	firstID  json.RawMessage
+}
+
+// leg returns the reply of the request attached to the call, which gets
+// the call's notifications; nil between requests.
+func (h *heldCall) leg() *callReply {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.out
 }
 
 // inputRequest is a server→client request waiting for an inputResponse.
@@ -272,9 +292,9 @@ func (h *heldCall) forget(key string) {
 	h.mu.Unlock()
 }
 
-// attach lets a retry of round n continue the call; one at a time, and
-// only with the latest round's state.
-func (h *heldCall) attach(n int) error {
+// attach lets a retry of round n, whose reply is out, continue the call;
+// one at a time, and only with the latest round's state.
+func (h *heldCall) attach(n int, out *callReply) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -283,7 +303,7 @@ func (h *heldCall) attach(n int) error {
 	case n != h.rounds:
 		return mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: requestState is from an earlier round of this call; retry with the latest one")
 	}
-	h.attached = true
+	h.attached, h.out = true, out.start(false)
 	if h.timer != nil {
 		h.timer.Stop()
 	}

@@ -12,7 +12,8 @@ import (
 // round serves one HTTP request attached to the call: it hands the call
 // the client's inputResponses (keys the call is not waiting for are
 // ignored), then waits for the call's response or its next server→client
-// requests, and returns the JSON-RPC response for request id. While the
+// requests, and returns the JSON-RPC response for request id. The call's
+// notifications meanwhile go to the request's reply (heldCall.out). While the
 // request waits, the client closing it cancels the call, as on every
 // 2026-07-28 request; between rounds the call waits at most InputWait for
 // the next retry.
@@ -64,7 +65,7 @@ func (h *heldCall) ready(id json.RawMessage) ([]byte, bool) {
 	defer h.mu.Unlock()
 	select {
 	case <-h.done:
-		h.attached = false
+		h.attached, h.out = false, nil
 		h.s.dropHeld(h)
 		return h.final(id), true
 	default:
@@ -73,7 +74,7 @@ func (h *heldCall) ready(id json.RawMessage) ([]byte, bool) {
 		return nil, false
 	}
 	h.rounds++
-	h.attached = false
+	h.attached, h.out = false, nil
 	h.timer = time.AfterFunc(h.s.inputWait, h.expire)
 	return appendResult(nil, id, h.inputRequired()), true
 }

@@ -209,3 +209,36 @@ func TestMultiRoundNeedsCapabilities(t *testing.T) {
 	diff(t, "code", float64(codeMethodNotFound), code)
 	diff(t, "held calls", 0, m.srv.HeldCalls())
 }
+
+func TestMultiRoundNotifications(t *testing.T) {
+	m := mustMRTR(t, 1, time.Minute)
+	m.gw.setTool("ask", func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		call.Notifier.Progress(1, 2, "asking")
+		if _, err := call.Client.RequestClient(ctx, "roots/list", json.RawMessage(`{}`)); err != nil {
+			return nil, err
+		}
+		call.Notifier.Progress(2, 2, "answered")
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("done")}}, nil
+	})
+	progress := `"_meta":{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + inputCaps + `}`
+	first := mrtrReq(1, `{}`, "")
+	first.body = strings.Replace(first.body, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`+inputCaps+`}`, progress, 1)
+	first.header["Accept"] = "application/json, text/event-stream"
+	evs := newSSEReader(m.do(t, first)).mustEvents(t)
+	if len(evs) != 2 || !strings.Contains(evs[0].Data, `"progressToken":"p1","progress":1`) || !strings.Contains(evs[1].Data, `"input_required"`) {
+		t.Fatalf("first request's stream: %+v", evs)
+	}
+	v := mustJSON(t, evs[1].Data)
+	res := v["result"].(map[string]any)
+	var key string
+	for k := range res["inputRequests"].(map[string]any) {
+		key = k
+	}
+	second := mrtrReq(2, `{}`, retry(res["requestState"].(string), key, `{"roots":[]}`))
+	second.body = strings.Replace(second.body, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`+inputCaps+`}`, strings.Replace(progress, "p1", "p2", 1), 1)
+	second.header["Accept"] = "application/json, text/event-stream"
+	evs = newSSEReader(m.do(t, second)).mustEvents(t)
+	if len(evs) != 2 || !strings.Contains(evs[0].Data, `"progressToken":"p2","progress":2`) || !strings.Contains(evs[1].Data, `"done"`) {
+		t.Fatalf("retry's stream: %+v", evs)
+	}
+}
