@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,14 +70,14 @@ func (s *Server) multiRound(m *message, proto *requestProtocol) bool {
 	if s.signer == nil || !mrtrMethods[m.method] || (m.method != "tools/call" && !s.relays(m.method)) {
 		return false
 	}
-	return answersInput(proto.clientCaps) || hasMember(m.Params, "requestState")
+	return answersInput(proto.clientCaps) || (bytes.Contains(m.Params, []byte(`"requestState"`)) && hasMember(m.Params, "requestState"))
 }
 
 // answersInput reports whether client capabilities declare elicitation,
 // sampling or roots.
 func answersInput(caps json.RawMessage) bool {
 	var c map[string]json.RawMessage
-	if json.Unmarshal(caps, &c) != nil {
+	if len(bytes.TrimSpace(caps)) <= 2 || json.Unmarshal(caps, &c) != nil { // "{}" declares nothing
 		return false
 	}
 	for _, name := range requestCapability {
