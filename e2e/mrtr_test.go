@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,14 +18,21 @@ import (
 // elicitation, sampling and roots, and returns its JSON-RPC reply.
 func mrtrPost(t *testing.T, url, key, tool, args, members string) map[string]any {
 	t.Helper()
+	return mrtrRequest(t, url, key, "tools/call", tool, args, members)
+}
+
+// mrtrRequest is mrtrPost for any method that names something (tools/call,
+// prompts/get).
+func mrtrRequest(t *testing.T, url, key, method, name, args, members string) map[string]any {
+	t.Helper()
 	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"1"},` +
-		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}},"name":` + quote(tool) + `,"arguments":` + args
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}},"name":` + quote(name) + `,"arguments":` + args
 	if members != "" {
 		params += "," + members
 	}
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":"m1","method":"tools/call","params":`+params+`}}`))
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":"m1","method":`+quote(method)+`,"params":`+params+`}}`))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Authorization": "Bearer " + key,
-		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name} {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -162,7 +170,8 @@ func TestMultiRoundApproval(t *testing.T) {
 // to a 2026-07-28 client: the fixture's elicitation, and its three requests
 // made at once (elicitation, sampling, roots), reach the client as
 // InputRequiredResults while the upstream call waits; the retry's answers
-// go to the waiting upstream, which completes the call.
+// go to the waiting upstream, which completes the call; the same for its
+// prompt that elicits.
 func TestMultiRoundRelay(t *testing.T) {
 	t.Parallel()
 	fixture := buildTool(t, everythingServer)
@@ -205,5 +214,14 @@ func TestMultiRoundRelay(t *testing.T) {
 	}
 	if text := completeText(t, mrtrPost(t, url, key, "test_input_required_result_multiple_inputs", `{}`, answers(reqs, state, answer))); text != "Hi Alice — 1 root(s) visible" {
 		t.Errorf("multiple inputs result %q", text)
+	}
+
+	// prompts/get goes on the call's own upstream session too.
+	reqs, state = mustInputRequired(t, mrtrRequest(t, url, key, "prompts/get", "test_input_required_result_prompt", `{}`, ""))
+	answer["elicitation/create"] = `{"action":"accept","content":{"context":"tea"}}`
+	v := mrtrRequest(t, url, key, "prompts/get", "test_input_required_result_prompt", `{}`, answers(reqs, state, answer))
+	res, _ := v["result"].(map[string]any)
+	if msgs, _ := res["messages"].([]any); res["resultType"] != "complete" || len(msgs) != 1 || !strings.Contains(fmt.Sprint(msgs[0]), "Context: tea") {
+		t.Errorf("prompts/get after the retry: %v", v)
 	}
 }
