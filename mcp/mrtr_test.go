@@ -242,3 +242,20 @@ func TestMultiRoundNotifications(t *testing.T) {
 		t.Fatalf("retry's stream: %+v", evs)
 	}
 }
+
+func TestMultiRoundOtherReplica(t *testing.T) {
+	a, b := mustMRTR(t, 1, time.Minute), mustMRTR(t, 1, time.Minute) // two replicas sharing the secret
+	_, v := a.mustModern(t, mrtrReq(1, `{}`, ""))
+	key, state := inputRequired(t, v)
+	// The other replica verifies the state but does not hold the call: it
+	// says to call again, rather than running anything.
+	_, v = b.mustModern(t, mrtrReq(2, `{}`, retry(state, key, `{"action":"accept","content":{"name":"Al"}}`)))
+	if code, msg := errorOf(t, v); code != codeInvalidParams || !strings.Contains(msg, "another gateway replica holds it") || strings.Contains(msg, "integrity") {
+		t.Errorf("other replica: %v %q", code, msg)
+	}
+	diff(t, "runs on the other replica", int32(0), b.runs.Load())
+	_, v = a.mustModern(t, mrtrReq(3, `{}`, retry(state, key, `{"action":"accept","content":{"name":"Al"}}`)))
+	if res, _ := v["result"].(map[string]any); res == nil || res["resultType"] != "complete" {
+		t.Errorf("the holding replica: %v", v)
+	}
+}
