@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -166,14 +167,11 @@ func TestMultiRoundApproval(t *testing.T) {
 	}
 }
 
-// TestMultiRoundRelay relays the Go SDK fixture, spoken to in 2025-11-25,
-// to a 2026-07-28 client: the fixture's elicitation, and its three requests
-// made at once (elicitation, sampling, roots), reach the client as
-// InputRequiredResults while the upstream call waits; the retry's answers
-// go to the waiting upstream, which completes the call; the same for its
-// prompt that elicits.
-func TestMultiRoundRelay(t *testing.T) {
-	t.Parallel()
+// startFixtureGateway starts the Go SDK fixture over HTTP and a gateway
+// whose agent "everything" relays it, and returns the agent's MCP URL and
+// a user key.
+func startFixtureGateway(t *testing.T) (url, key string) {
+	t.Helper()
 	fixture := buildTool(t, everythingServer)
 	addr := freeAddr(t)
 	startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")
@@ -185,11 +183,24 @@ func TestMultiRoundRelay(t *testing.T) {
 	}
 	env := []string{"MCPGATE_DATA_DIR=" + filepath.Join(dir, "data")}
 	g := startGateway(t, env, "--config", cfg)
-	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
-	url := g.URL + "/everything/mcp"
+	key = strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
+	url = g.URL + "/everything/mcp"
 	waitForTools(t, url, key)
+	return url, key
+}
+
+// TestMultiRoundRelay relays the Go SDK fixture, spoken to in 2025-11-25,
+// to a 2026-07-28 client: the fixture's elicitation, and its three requests
+// made at once (elicitation, sampling, roots), reach the client as
+// InputRequiredResults while the upstream call waits; the retry's answers
+// go to the waiting upstream, which completes the call; the same for its
+// prompt that elicits.
+func TestMultiRoundRelay(t *testing.T) {
+	t.Parallel()
+	url, key := startFixtureGateway(t)
 
 	reqs, state := mustInputRequired(t, mrtrPost(t, url, key, "test_elicitation", `{"message":"Who are you?"}`, ""))
+
 	for _, r := range reqs {
 		if m := r.(map[string]any); m["method"] != "elicitation/create" || m["params"].(map[string]any)["message"] != "Who are you?" {
 			t.Errorf("input request %v", m)
@@ -223,5 +234,46 @@ func TestMultiRoundRelay(t *testing.T) {
 	res, _ := v["result"].(map[string]any)
 	if msgs, _ := res["messages"].([]any); res["resultType"] != "complete" || len(msgs) != 1 || !strings.Contains(fmt.Sprint(msgs[0]), "Context: tea") {
 		t.Errorf("prompts/get after the retry: %v", v)
+	}
+}
+
+// TestListenResourceUpdates subscribes to the fixture's watched resource
+// with the resourceSubscriptions filter of a 2026-07-28
+// subscriptions/listen stream: the acknowledgment names the URI, and the
+// fixture's next update (it sends one every 3 s) arrives on the stream
+// with the subscription id.
+func TestListenResourceUpdates(t *testing.T) {
+	t.Parallel()
+	url, key := startFixtureGateway(t)
+	body := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["test://watched-resource"]},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Authorization": "Bearer " + key,
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewReader(resp.Body)
+	next := func() string {
+		for {
+			line, err := lines.ReadString('\n')
+			if err != nil {
+				t.Fatalf("listen stream: %v", err)
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				return data
+			}
+		}
+	}
+	if ack := next(); !strings.Contains(ack, `"resourceSubscriptions":["test://watched-resource"]`) {
+		t.Fatalf("acknowledgment %s", ack)
+	}
+	if up := next(); !strings.Contains(up, `"method":"notifications/resources/updated"`) || !strings.Contains(up, `"uri":"test://watched-resource"`) ||
+		!strings.Contains(up, `"io.modelcontextprotocol/subscriptionId":"L"`) {
+		t.Fatalf("update %s", up)
 	}
 }

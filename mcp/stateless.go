@@ -115,7 +115,7 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 	case m.method == "server/discover":
 		s.reply(w, r, ls, acc, s.discover(r, ls, agent, m))
 	case m.method == "subscriptions/listen":
-		s.listen(w, ls, agent, m)
+		s.listen(w, ls, agent, cred, m)
 	case s.streamed(m.method):
 		s.serveStreamed(w, r, ls, agent, cred, acc, m)
 	default:
@@ -362,23 +362,10 @@ func (s *Server) discoverResult(ctx context.Context, agent *mcpgate.Agent) ([]by
 }
 
 // modernCapabilities adapts the capabilities of initialize to 2026-07-28:
-// resources.subscribe is dropped (the revision removed resources/subscribe,
-// and subscriptions/listen here offers list changes only); listChanged
-// stays, delivered on subscriptions/listen streams.
-func modernCapabilities(caps json.RawMessage) json.RawMessage {
-	var m map[string]map[string]json.RawMessage
-	if json.Unmarshal(caps, &m) != nil {
-		return caps
-	}
-	for _, c := range m {
-		delete(c, "subscribe")
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return caps
-	}
-	return b
-}
+// they are the same members, with other meanings there. resources.subscribe
+// and listChanged are served on subscriptions/listen streams (the
+// resourceSubscriptions filter in place of resources/subscribe).
+func modernCapabilities(caps json.RawMessage) json.RawMessage { return caps }
 
 // cacheable are the methods whose results carry ttlMs and cacheScope
 // (schema: DiscoverResult, ListToolsResult, ListPromptsResult,
