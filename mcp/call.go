@@ -248,6 +248,9 @@ type callReply struct {
 	// paused is closed when PauseStream ended the reply's connection; nil
 	// for a reply that cannot pause.
 	paused chan struct{}
+	// held is the 2026-07-28 call the reply belongs to, whose server→client
+	// requests wait for the client's retry; nil for other replies.
+	held *heldCall
 
 	mu         sync.Mutex
 	st         *postStream
@@ -302,8 +305,16 @@ func (c *callReply) PauseStream(retry time.Duration) {
 func (c *callReply) canStream() bool { return c.w != nil && c.acc.sse }
 
 // Progress sends notifications/progress when the request carried a
-// progress token and progress increased; it drops it otherwise.
+// progress token and progress increased; it drops it otherwise. A held
+// call's go to the request attached to it, if any, under that request's
+// progress token.
 func (c *callReply) Progress(progress, total float64, message string) {
+	if c.held != nil {
+		if out := c.held.leg(); out != nil {
+			out.Progress(progress, total, message)
+		}
+		return
+	}
 	if c.token == nil || !c.canStream() || !finite(progress) || !finite(total) {
 		return
 	}
@@ -335,8 +346,15 @@ func progressParams(token json.RawMessage, progress, total float64, message stri
 
 // Log sends notifications/message when level is at or above the session's
 // log level (default info); it drops it otherwise, and when data does not
-// encode as JSON.
+// encode as JSON. A held call's go to the request attached to it, if any,
+// at that request's log level.
 func (c *callReply) Log(level, logger string, data any) {
+	if c.held != nil {
+		if out := c.held.leg(); out != nil {
+			out.Log(level, logger, data)
+		}
+		return
+	}
 	idx := levelIndex(level)
 	if !c.canStream() || idx < 0 || int32(idx) < c.ls.level.Load() {
 		return

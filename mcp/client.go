@@ -56,6 +56,9 @@ func (c *callReply) RequestClient(ctx context.Context, method string, params jso
 	if err := c.checkCapability(method); err != nil {
 		return nil, err
 	}
+	if c.held != nil {
+		return c.held.ask(ctx, method, params)
+	}
 	id, answer := c.ls.await(c.s.newRequestID())
 	defer c.ls.forget(id)
 	if !c.send(appendRequest(nil, id, method, params)) {
@@ -70,6 +73,18 @@ func (c *callReply) RequestClient(ctx context.Context, method string, params jso
 		c.send(appendNotification(nil, "notifications/cancelled", cancelledParams(ctx, id)))
 		return nil, fmt.Errorf("waiting for the client's answer to %s: %w", method, ctx.Err())
 	}
+}
+
+// ScopeID names the scope the call's server→client requests belong to when
+// it has no session: a held 2026-07-28 call's own ("mrtr-" and its id),
+// released through Options.SessionClosed when the call ends. It is "" for
+// every other reply. Upstream MCP skills key an upstream session of the
+// call's own by it, so that the upstream's requests reach this call.
+func (c *callReply) ScopeID() string {
+	if c.held == nil {
+		return ""
+	}
+	return c.held.scope()
 }
 
 // checkCapability refuses a request the client did not declare the

@@ -15,8 +15,8 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 
 // listFilters maps the list-change notifications a listen stream may ask
 // for (basic/patterns/subscriptions, "Notification Filter") to their
-// methods. resourceSubscriptions is not offered: the acknowledgment leaves
-// it out, as the revision says for types the server does not support.
+// methods. resourceSubscriptions is handled apart (listen_resources.go):
+// it is acknowledged with the URIs subscribed, and left out when none.
 var listFilters = map[string]string{
 	"toolsListChanged":     "notifications/tools/list_changed",
 	"promptsListChanged":   "notifications/prompts/list_changed",
@@ -28,6 +28,9 @@ type listener struct {
 	agentID string
 	methods map[string]bool // the notification methods it agreed to
 	ch      chan string     // methods to send; one pending of each is enough
+	id      json.RawMessage // the listen request's id
+	scope   string          // its resource subscriptions' scope; "" for none
+	updates chan []byte     // resources/updated notifications to send
 }
 
 // listenerSet holds a Server's listen streams. The zero value is ready.
@@ -69,11 +72,12 @@ func (ls *listenerSet) notify(agentID, method string) {
 
 // listen serves subscriptions/listen: an SSE stream that opens with
 // notifications/subscriptions/acknowledged naming the filter members
-// agreed to, then carries those list-change notifications of the agent,
-// each with the request id in _meta, and keep-alive comments while quiet.
+// agreed to, then carries those list-change notifications of the agent
+// and the updates of the resources it subscribed to, each with the request
+// id in _meta, and keep-alive comments while quiet.
 // The client ends it by closing the stream; when the Server closes, it
 // ends with a result (the revision's graceful closure).
-func (s *Server) listen(w http.ResponseWriter, ls *liveSession, agent *mcpgate.Agent, m *message) {
+func (s *Server) listen(w http.ResponseWriter, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message) {
 	var p struct {
 		Notifications map[string]json.RawMessage `json:"notifications"`
 	}
@@ -81,8 +85,8 @@ func (s *Server) listen(w http.ResponseWriter, ls *liveSession, agent *mcpgate.A
 		writeJSON(w, http.StatusOK, appendError(nil, m.ID, toRPCError(err)))
 		return
 	}
-	l := &listener{agentID: agent.ID, methods: make(map[string]bool), ch: make(chan string, len(listFilters))}
-	agreed := make(map[string]bool)
+	l := &listener{agentID: agent.ID, methods: make(map[string]bool), ch: make(chan string, len(listFilters)), id: m.ID, updates: make(chan []byte, 16)}
+	agreed := make(map[string]any)
 	for name, method := range listFilters {
 		if string(p.Notifications[name]) == "true" {
 			l.methods[method], agreed[name] = true, true
@@ -90,6 +94,10 @@ func (s *Server) listen(w http.ResponseWriter, ls *liveSession, agent *mcpgate.A
 	}
 	s.listeners.add(l)
 	defer s.listeners.remove(l)
+	if uris := s.subscribeResources(ls.ctx, agent, cred, l, p.Notifications["resourceSubscriptions"]); uris != nil {
+		agreed["resourceSubscriptions"] = uris
+	}
+	defer s.releaseResources(l)
 	startSSE(w)
 	ack, _ := json.Marshal(map[string]any{"notifications": agreed, "_meta": map[string]json.RawMessage{metaSubscriptionID: m.ID}})
 	s.pumpListen(w, ls, l, m, appendNotification(nil, "notifications/subscriptions/acknowledged", ack))
@@ -119,6 +127,8 @@ func (s *Server) pumpListen(w http.ResponseWriter, ls *liveSession, l *listener,
 			return
 		case method := <-l.ch:
 			ok = write(dataEvent(appendNotification(nil, method, meta)))
+		case msg := <-l.updates:
+			ok = write(dataEvent(msg))
 		case <-tick.C:
 			ok = write([]byte(keepAliveEvent))
 		}

@@ -93,6 +93,16 @@ type Options struct {
 	// tasks/cancel, and every tool listed with execution.taskSupport
 	// "optional".
 	Tasks Tasks
+	// RequestState, when set, signs the requestState of 2026-07-28 multi
+	// round-trip results (see mrtr.go): a 2026-07-28 caller that declares
+	// elicitation, sampling or roots then gets an InputRequiredResult where
+	// an older caller gets a server→client request. Without it such a
+	// caller gets no server→client request at all.
+	RequestState StateSigner
+	// InputWait is how long a call waits for the client's retry with
+	// inputResponses before it is cancelled (default DefaultInputWait); the
+	// requestState expires with it.
+	InputWait time.Duration
 	// Now returns the current time (default time.Now); tests set it.
 	Now func() time.Time
 }
@@ -142,6 +152,8 @@ type Server struct {
 	relayer        Relayer       // the gateway, if it relays; else nil
 	pausers        StreamPausers // the gateway, if replies may pause; else nil
 	tasks          Tasks         // nil without the tasks utility
+	signer         StateSigner   // nil without multi round-trip requests
+	inputWait      time.Duration
 	sessionClosed  func(sessionID string)
 	name           string
 	version        string
@@ -177,6 +189,9 @@ type Server struct {
 	live       map[string]*liveSession            // by session id
 	byIdentity map[string]map[string]*liveSession // the same, by identity and id
 	sweptAt    time.Time
+
+	heldMu sync.Mutex
+	held   map[string]*heldCall // 2026-07-28 calls waiting for a retry, by id
 }
 
 // New returns a Server. It panics if opts lacks Sessions or Gateway, which
@@ -193,6 +208,7 @@ func New(opts *Options) *Server {
 		writeTimeout: opts.WriteTimeout, maxPerIdentity: opts.MaxSessionsPerIdentity,
 		log: opts.Logger, now: opts.Now, sessionClosed: opts.SessionClosed,
 		access: opts.AccessLog, slowCall: opts.SlowCall, tracer: opts.Tracer, tasks: opts.Tasks,
+		signer: opts.RequestState, inputWait: opts.InputWait,
 		instance: randomHex(6), base: base, stop: stop,
 		live: make(map[string]*liveSession), byIdentity: make(map[string]map[string]*liveSession),
 	}
@@ -229,6 +245,9 @@ func (s *Server) setDefaults() {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.inputWait <= 0 {
+		s.inputWait = DefaultInputWait
 	}
 	if s.slowCall <= 0 {
 		s.slowCall = DefaultSlowCall

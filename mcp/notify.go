@@ -33,7 +33,9 @@ func (s *Server) NotifyAgent(agentID, method string, params json.RawMessage) {
 }
 
 // NotifySession sends a notification on the session's GET stream, if this
-// replica serves the session and it has one open. Nil params are left out.
+// replica serves the session and it has one open; or, for the scope of a
+// subscriptions/listen stream's resource subscriptions, on that stream.
+// Nil params are left out.
 func (s *Server) NotifySession(sessionID, method string, params json.RawMessage) {
 	if !validNotification(params) {
 		s.log.Error("mcp: notification params are not a JSON object", "method", method)
@@ -44,7 +46,9 @@ func (s *Server) NotifySession(sessionID, method string, params json.RawMessage)
 	s.mu.RUnlock()
 	if ls != nil {
 		ls.emitOnGet(appendNotification(nil, method, params))
+		return
 	}
+	s.listeners.notifyScope(sessionID, method, params)
 }
 
 // validNotification reports whether params are absent or a JSON object.

@@ -110,10 +110,12 @@ func (s *Server) serveStateless(w http.ResponseWriter, r *http.Request, agent *m
 	ls, done := s.statelessSession(r, agent, cred, proto)
 	defer done()
 	switch {
+	case s.multiRound(m, proto):
+		s.serveMultiRound(w, r, ls, agent, cred, acc, m, proto)
 	case m.method == "server/discover":
 		s.reply(w, r, ls, acc, s.discover(r, ls, agent, m))
 	case m.method == "subscriptions/listen":
-		s.listen(w, ls, agent, m)
+		s.listen(w, ls, agent, cred, m)
 	case s.streamed(m.method):
 		s.serveStreamed(w, r, ls, agent, cred, acc, m)
 	default:
@@ -310,9 +312,9 @@ func decodeHeaderValue(v string) (string, bool) {
 // and agent channels see a call outside any session, as HandsAI's are), the
 // request's version and log level, and a context that ends when the client
 // closes the connection or the Server closes. Its client capabilities stay
-// empty: server→client requests (sampling, elicitation, roots) become
-// MRTR's InputRequiredResult in this revision, which is not built yet, so
-// the gateway must not try them on this request's stream. done releases it.
+// empty: server→client requests (sampling, elicitation, roots) cannot go
+// on this request's stream in this revision; a caller that can answer them
+// runs as a held call instead (multiRound). done releases it.
 func (s *Server) statelessSession(r *http.Request, agent *mcpgate.Agent, cred *mcpgate.Credential, proto *requestProtocol) (*liveSession, func()) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	stop := context.AfterFunc(s.base, func() { cancel(context.Canceled) })
@@ -360,23 +362,10 @@ func (s *Server) discoverResult(ctx context.Context, agent *mcpgate.Agent) ([]by
 }
 
 // modernCapabilities adapts the capabilities of initialize to 2026-07-28:
-// resources.subscribe is dropped (the revision removed resources/subscribe,
-// and subscriptions/listen here offers list changes only); listChanged
-// stays, delivered on subscriptions/listen streams.
-func modernCapabilities(caps json.RawMessage) json.RawMessage {
-	var m map[string]map[string]json.RawMessage
-	if json.Unmarshal(caps, &m) != nil {
-		return caps
-	}
-	for _, c := range m {
-		delete(c, "subscribe")
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return caps
-	}
-	return b
-}
+// they are the same members, with other meanings there. resources.subscribe
+// and listChanged are served on subscriptions/listen streams (the
+// resourceSubscriptions filter in place of resources/subscribe).
+func modernCapabilities(caps json.RawMessage) json.RawMessage { return caps }
 
 // cacheable are the methods whose results carry ttlMs and cacheScope
 // (schema: DiscoverResult, ListToolsResult, ListPromptsResult,

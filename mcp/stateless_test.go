@@ -233,7 +233,7 @@ func TestStatelessLogLevel(t *testing.T) {
 }
 
 // TestStatelessRelay checks relayed methods on 2026-07-28: results gain
-// resultType (and caching hints for lists and reads), capabilities lose
+// resultType (and caching hints for lists and reads), capabilities keep
 // listChanged and subscribe, and a method the agent lacks, or one the
 // revision removed, is 404.
 func TestStatelessRelay(t *testing.T) {
@@ -241,7 +241,9 @@ func TestStatelessRelay(t *testing.T) {
 	_, v := h.mustModern(t, modernReq("server/discover", "", ""))
 	caps := v["result"].(map[string]any)["capabilities"]
 	lc := map[string]any{"listChanged": true}
-	diff(t, "capabilities", map[string]any{"tools": lc, "logging": map[string]any{}, "resources": lc, "prompts": lc}, caps)
+	// resources.subscribe stays: subscriptions/listen takes resourceSubscriptions
+	// (it was dropped while listen offered list changes only).
+	diff(t, "capabilities", map[string]any{"tools": lc, "logging": map[string]any{}, "resources": map[string]any{"listChanged": true, "subscribe": true}, "prompts": lc}, caps)
 	status, v := h.mustModern(t, modernReq("resources/read", "file:///a", `"uri":"file:///a"`))
 	res, _ := v["result"].(map[string]any)
 	if status != 200 || res["resultType"] != "complete" || res["ttlMs"] != float64(0) || res["method"] != "resources/read" {
@@ -387,4 +389,27 @@ func TestStatelessListen(t *testing.T) {
 	if !strings.Contains(last.Data, `"id":7,"result":{`) || !strings.Contains(last.Data, `"resultType":"complete"`) || !strings.Contains(last.Data, `"io.modelcontextprotocol/subscriptionId":7`) {
 		t.Errorf("graceful end: %s", last.Data)
 	}
+}
+
+// TestStatelessListenResources checks the resourceSubscriptions filter of
+// subscriptions/listen: each URI is subscribed through the relay under the
+// stream's own scope, acknowledged, its updates reach the stream with the
+// subscription id, and the scope is released when the client closes it.
+func TestStatelessListenResources(t *testing.T) {
+	closed := make(chan string, 1)
+	h, g := mustRelayHarness(t, &Options{SessionClosed: func(id string) { closed <- id }})
+	r := modernReq("subscriptions/listen", "", `"notifications":{"resourceSubscriptions":["file:///a"]}`)
+	r.header["Accept"] = "application/json, text/event-stream"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sse := newSSEReader(h.doCtx(t, ctx, r))
+	diff(t, "ack", `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"notifications":{"resourceSubscriptions":["file:///a"]}}}`, sse.mustEvent(t).Data)
+	f := g.last()
+	if f.Method != "resources/subscribe" || string(f.Params) != `{"uri":"file:///a"}` || !strings.HasPrefix(f.SessionID, "listen-") {
+		t.Fatalf("relayed %s %s in %q", f.Method, f.Params, f.SessionID)
+	}
+	h.srv.NotifySession(f.SessionID, "notifications/resources/updated", json.RawMessage(`{"uri":"file:///a"}`))
+	diff(t, "update", `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"uri":"file:///a"}}`, sse.mustEvent(t).Data)
+	cancel()
+	diff(t, "scope released", f.SessionID, <-closed)
 }

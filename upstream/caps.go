@@ -61,6 +61,21 @@ func wantsOwnSession(c mcpgate.ClientRequester) bool {
 	return c != nil && hostCaps(c.ClientCapabilities()).any()
 }
 
+// scoped is a ClientRequester whose requests belong to one call outside
+// any MCP session (the transport's 2026-07-28 calls that may ask the
+// client for input): ScopeID names the call, "" when it has no scope.
+type scoped interface {
+	ScopeID() string
+}
+
+// scopeOf returns the scope of client, "" when it has none.
+func scopeOf(client mcpgate.ClientRequester) string {
+	if sc, ok := client.(scoped); ok {
+		return sc.ScopeID()
+	}
+	return ""
+}
+
 // isObject reports whether raw is a JSON object.
 func isObject(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '{'

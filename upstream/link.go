@@ -253,9 +253,15 @@ var errSessionGone = errors.New("the MCP session ended")
 
 // sessionFor returns the session a call from a downstream session uses:
 // its own when the host can answer server→client requests, else (or when
-// the link has maxOwnSessions already) the pooled one. Concurrent calls
+// the link has maxOwnSessions already) the pooled one. A call outside any
+// session whose client names a scope (a 2026-07-28 call answered through
+// MRTR) gets one of its own the same way, keyed by the scope, which ends
+// through CloseSession like a session. Concurrent calls
 // of one downstream session share one dial.
 func (l *link) sessionFor(ctx context.Context, sessionID string, client mcpgate.ClientRequester) (*session, error) {
+	if sessionID == "" {
+		sessionID = scopeOf(client)
+	}
 	if sessionID == "" || !wantsOwnSession(client) {
 		return l.mainSession(ctx)
 	}

@@ -138,6 +138,33 @@ func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, method string, p
 	return raw, nil
 }
 
+// relayedAsking relays a request during which the upstream may ask the
+// client for input (prompts/get, resources/read). A held 2026-07-28
+// call's (its client names a scope) goes on the call's own upstream
+// session, registered as in flight there so that the upstream's requests
+// reach the call; every other request goes on the pooled session, as
+// relayed does.
+func (l *link) relayedAsking(ctx context.Context, f *mcpgate.Forward, params json.RawMessage) (json.RawMessage, error) {
+	if scopeOf(f.Client) == "" || !wantsOwnSession(f.Client) {
+		return l.relayed(ctx, f.Notifier, f.Method, params, f.Trace)
+	}
+	sk := l.current()
+	timeout := sk.CallTimeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, err := l.sessionFor(ctx, "", f.Client)
+	if err != nil {
+		return nil, callError(ctx, sk, err, timeout)
+	}
+	_, end := s.begin(&mcpgate.Call{Client: f.Client})
+	defer end()
+	raw, err := s.cs.Call(ctx, f.Method, params, tracedOptions(f.Notifier, "", f.Trace))
+	if err != nil {
+		return nil, callError(ctx, sk, err, timeout)
+	}
+	return raw, nil
+}
+
 // decodeParams reads the members of a relayed request's params the
 // gateway routes by.
 func decodeParams(raw json.RawMessage, into any) error {
@@ -241,7 +268,7 @@ func (m *Manager) readResource(ctx context.Context, f *mcpgate.Forward) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	return l.relayed(ctx, f.Notifier, f.Method, renamed(f.Params, "uri", p.URI, uri), f.Trace)
+	return l.relayedAsking(ctx, f, renamed(f.Params, "uri", p.URI, uri))
 }
 
 // getPrompt relays prompts/get to the skill offering the prompt.
@@ -256,7 +283,7 @@ func (m *Manager) getPrompt(ctx context.Context, f *mcpgate.Forward) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	return l.relayed(ctx, f.Notifier, f.Method, renamed(f.Params, "name", p.Name, name), f.Trace)
+	return l.relayedAsking(ctx, f, renamed(f.Params, "name", p.Name, name))
 }
 
 // complete relays completion/complete to the skill of the prompt or

@@ -58,6 +58,9 @@ type ServeConfig struct {
 	// SlowCall is the duration beyond which a request's access-log line is
 	// a warning.
 	SlowCall time.Duration
+	// InputWait is how long a 2026-07-28 call that asked its client for
+	// input waits for the retry with inputResponses.
+	InputWait time.Duration
 	// OTLPEndpoint, when set, is where traces go (OTLP over HTTP).
 	OTLPEndpoint string
 	ReloadEvery  time.Duration
@@ -151,6 +154,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json")
 	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", "", "export traces to this OTLP/HTTP URL, such as http://127.0.0.1:4318/v1/traces (default: from OTEL_EXPORTER_OTLP_ENDPOINT; off when unset)")
 	fs.DurationVar(&c.SlowCall, "slow-call", mcp.DefaultSlowCall, "an MCP request slower than this is logged as a warning")
+	fs.DurationVar(&c.InputWait, "input-wait", mcp.DefaultInputWait, "how long a 2026-07-28 call that asked its client for input (an InputRequiredResult) waits for the retry before it is cancelled; its requestState expires with it")
 	fs.DurationVar(&c.ReloadEvery, "reload-every", 2*time.Second, "how often to pick up agents changed by other processes")
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 10*time.Second, "how long a message held by an agent worker whose stream stopped renewing it (its replica died) waits before it is delivered again")
 	fs.DurationVar(&c.AgentHeartbeat, "agent-heartbeat", bus.DefaultHeartbeat, "how often agent worker presence is refreshed and waiting calls check it")
@@ -191,6 +195,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = "--log-level must be debug, info, warn or error"
 	case c.SlowCall <= 0:
 		problem = "--slow-call must be a positive duration such as 5s"
+	case c.InputWait <= 0:
+		problem = "--input-wait must be a positive duration such as 5m"
 	case c.drain.problem() != "":
 		problem = c.drain.problem()
 	case c.webhooks.problem() != "":
@@ -311,7 +317,11 @@ func (m *Main) wire() error {
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
 	m.tasks = m.newTasks(gw, hub)
-	m.mcp = m.newMCP(gw, hub)
+	signer, err := m.requestStateSigner()
+	if err != nil {
+		return err
+	}
+	m.mcp = m.newMCP(gw, hub, signer)
 	m.watchGauges(met)
 	m.subscribe(hub)
 	srv, err := m.newServer(gw, b, met, hub)

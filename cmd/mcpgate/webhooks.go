@@ -13,6 +13,7 @@ import (
 	"github.com/mcpgate/mcpgate/events"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
+	"github.com/mcpgate/mcpgate/reqstate"
 	"github.com/mcpgate/mcpgate/seal"
 	"github.com/mcpgate/mcpgate/webhook"
 )
@@ -48,9 +49,19 @@ func (f *webhookFlags) problem() string {
 // secretBox returns the box that seals stored secrets, under --secret-key
 // or the data directory's key file.
 func (m *Main) secretBox() (*seal.Box, error) {
+	key, err := m.secretKey()
+	if err != nil {
+		return nil, err
+	}
+	return seal.New(key)
+}
+
+// secretKey returns the operator's secret: --secret-key, or the data
+// directory's key file, made on first start.
+func (m *Main) secretKey() ([]byte, error) {
 	if m.Config.webhooks.SecretKey != "" {
 		key, _ := seal.ParseKey(m.Config.webhooks.SecretKey) // checked by problem
-		return seal.New(key)
+		return key, nil
 	}
 	dir := m.Config.store.dataDir
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -60,7 +71,18 @@ func (m *Main) secretBox() (*seal.Box, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
-	return seal.New(key)
+	return key, nil
+}
+
+// requestStateSigner returns the signer of 2026-07-28 requestState tokens,
+// keyed from the same secret, so that every replica that shares
+// --secret-key verifies the others' tokens.
+func (m *Main) requestStateSigner() (*reqstate.Signer, error) {
+	key, err := m.secretKey()
+	if err != nil {
+		return nil, err
+	}
+	return reqstate.New(key), nil
 }
 
 // webhooks is the webhook machinery: the service the API manages them

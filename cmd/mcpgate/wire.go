@@ -57,10 +57,11 @@ func (m *Main) backends(b *bus.Bus, guard *netguard.Guard) map[mcpgate.SkillKind
 }
 
 // newMCP returns the MCP transport in front of the gateway; it publishes
-// the sessions it stops serving on the hub.
-func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub) *mcp.Server {
+// the sessions (and held 2026-07-28 calls) it stops serving on the hub, and
+// signs requestState with signer.
+func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub, signer mcp.StateSigner) *mcp.Server {
 	return mcp.New(&mcp.Options{
-		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed,
+		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed, RequestState: signer, InputWait: m.Config.InputWait,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
 		AccessLog: m.logger, SlowCall: m.Config.SlowCall, Tracer: m.tracer, Tasks: m.tasks,
