@@ -33,6 +33,16 @@ func cachesStatements(d Dialect) bool {
 	return ok && c.DriverCachesStatements()
 }
 
+// cacheStatements puts s's pools behind statement caches, unless its
+// dialect's driver caches statements itself.
+func (s *Store) cacheStatements() {
+	if cachesStatements(s.d) {
+		return
+	}
+	s.readStmts, s.writeStmts = newStmtCache(s.readDB), newStmtCache(s.writeDB)
+	s.read, s.write = cachedDB{s.readStmts}, cachedDB{s.writeStmts}
+}
+
 // stmtCache holds the statements prepared on one pool, by query text.
 type stmtCache struct {
 	db    *sql.DB

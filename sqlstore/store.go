@@ -62,10 +62,7 @@ func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}
-	if !cachesStatements(d) {
-		s.readStmts, s.writeStmts = newStmtCache(read), newStmtCache(write)
-		s.read, s.write = cachedDB{s.readStmts}, cachedDB{s.writeStmts}
-	}
+	s.cacheStatements()
 	return s, nil
 }
 
