@@ -21,6 +21,11 @@ import (
 // unprepared.
 const maxCachedStatements = 512
 
+// maxCachedArgs keeps the long texts built at run time (an inbox stream
+// renewing many held messages: one text per count) out of the cache, so
+// that they do not fill it with texts rarely run twice.
+const maxCachedArgs = 20
+
 // StatementCacher is implemented by a Dialect whose driver caches prepared
 // statements itself; the Store then sends it query texts as they are.
 type StatementCacher interface {
@@ -61,15 +66,16 @@ func (c *stmtCache) lookup(query string) *sql.Stmt {
 	return c.stmts[query]
 }
 
-// stmt returns query's statement, preparing it on the pool the first time.
-// It returns nil when query is not to be cached (several statements, a full
-// cache) or fails to prepare: the caller then runs the text, whose error
-// is the one to report.
-func (c *stmtCache) stmt(ctx context.Context, query string) *sql.Stmt {
+// stmt returns the statement of query, run with nargs arguments,
+// preparing it on the pool the first time. It returns nil when query is not
+// to be cached (several statements, too many arguments, a full cache) or
+// fails to prepare: the caller then runs the text, whose error is the one
+// to report.
+func (c *stmtCache) stmt(ctx context.Context, query string, nargs int) *sql.Stmt {
 	if st := c.lookup(query); st != nil {
 		return st
 	}
-	if !c.room(query) {
+	if nargs > maxCachedArgs || !c.room(query) {
 		return nil
 	}
 	st, err := c.db.PrepareContext(ctx, query)
@@ -103,7 +109,7 @@ func (c *stmtCache) keep(query string, st *sql.Stmt) *sql.Stmt {
 // for the next run of each query to report.
 func (c *stmtCache) prepare(ctx context.Context, queries []string) {
 	for _, q := range queries {
-		c.stmt(ctx, q)
+		c.stmt(ctx, q, 0)
 	}
 }
 
@@ -125,7 +131,7 @@ type cachedDB struct{ c *stmtCache }
 
 // ExecContext runs a statement that returns no rows.
 func (q cachedDB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := q.c.stmt(ctx, query); st != nil {
+	if st := q.c.stmt(ctx, query, len(args)); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
 	return q.c.db.ExecContext(ctx, query, args...)
@@ -133,7 +139,7 @@ func (q cachedDB) ExecContext(ctx context.Context, query string, args ...any) (s
 
 // QueryContext runs a query that returns rows.
 func (q cachedDB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := q.c.stmt(ctx, query); st != nil {
+	if st := q.c.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return q.c.db.QueryContext(ctx, query, args...)
@@ -141,7 +147,7 @@ func (q cachedDB) QueryContext(ctx context.Context, query string, args ...any) (
 
 // QueryRowContext runs a query that returns at most one row.
 func (q cachedDB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := q.c.stmt(ctx, query); st != nil {
+	if st := q.c.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return q.c.db.QueryRowContext(ctx, query, args...)
@@ -159,18 +165,21 @@ type cachedTx struct {
 }
 
 // stmt returns query's statement bound to the transaction, or nil after
-// noting query as missed.
-func (q cachedTx) stmt(ctx context.Context, query string) *sql.Stmt {
+// noting query as missed (unless its nargs arguments are too many to cache
+// it).
+func (q cachedTx) stmt(ctx context.Context, query string, nargs int) *sql.Stmt {
 	if st := q.c.lookup(query); st != nil {
 		return q.tx.StmtContext(ctx, st)
 	}
-	*q.missed = append(*q.missed, query)
+	if nargs <= maxCachedArgs {
+		*q.missed = append(*q.missed, query)
+	}
 	return nil
 }
 
 // ExecContext runs a statement that returns no rows.
 func (q cachedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := q.stmt(ctx, query); st != nil {
+	if st := q.stmt(ctx, query, len(args)); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
 	return q.tx.ExecContext(ctx, query, args...)
@@ -178,7 +187,7 @@ func (q cachedTx) ExecContext(ctx context.Context, query string, args ...any) (s
 
 // QueryContext runs a query that returns rows.
 func (q cachedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := q.stmt(ctx, query); st != nil {
+	if st := q.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return q.tx.QueryContext(ctx, query, args...)
@@ -186,7 +195,7 @@ func (q cachedTx) QueryContext(ctx context.Context, query string, args ...any) (
 
 // QueryRowContext runs a query that returns at most one row.
 func (q cachedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := q.stmt(ctx, query); st != nil {
+	if st := q.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return q.tx.QueryRowContext(ctx, query, args...)
@@ -195,7 +204,7 @@ func (q cachedTx) QueryRowContext(ctx context.Context, query string, args ...any
 // PrepareContext returns query's statement bound to the transaction: the
 // cached one when there is one. Closing it leaves the cached one open.
 func (q cachedTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st := q.stmt(ctx, query); st != nil {
+	if st := q.stmt(ctx, query, 0); st != nil {
 		return st, nil
 	}
 	return q.tx.PrepareContext(ctx, query)

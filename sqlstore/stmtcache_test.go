@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "modernc.org/sqlite" // a real engine for the cache's own tests; the package itself imports no driver
@@ -118,6 +119,30 @@ func TestStatementCacheBound(t *testing.T) {
 	}
 	if got := len(s.readStmts.stmts); got != maxCachedStatements {
 		t.Errorf("cache holds %d statements, want %d", got, maxCachedStatements)
+	}
+}
+
+// TestStatementCacheLongTexts: a query with more than maxCachedArgs
+// arguments (a text built for a count of IDs) runs unprepared, in a
+// transaction or not.
+func TestStatementCacheLongTexts(t *testing.T) {
+	ctx := context.Background()
+	s := mustBareStore(t, plainDialect{})
+	args := make([]any, maxCachedArgs+1)
+	marks := make([]string, len(args))
+	for i := range args {
+		args[i], marks[i] = i, fmt.Sprintf("$%d", i+1)
+	}
+	query := `SELECT COUNT(*) FROM t WHERE id IN (` + strings.Join(marks, ", ") + `)`
+	var n int
+	if err := s.read.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.withTx(ctx, func(tx *Store) error { return tx.write.QueryRowContext(ctx, query, args...).Scan(&n) }); err != nil {
+		t.Fatal(err)
+	}
+	if s.readStmts.lookup(query) != nil || cached(s, query) {
+		t.Errorf("a query of %d arguments was cached", len(args))
 	}
 }
 
