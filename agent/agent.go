@@ -27,9 +27,10 @@ import (
 type Bus interface {
 	// Post stores m and wakes whoever waits for it, on every replica.
 	Post(ctx context.Context, m *mcpgate.Message) error
-	// Await returns the final reply to msgID, calling onDelta for each
-	// agent_reply_delta in order, until ctx ends (then ctx.Err()).
-	Await(ctx context.Context, channelID, msgID string, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error)
+	// Ask posts m as Post does, calls posted once it is stored, and returns
+	// the final reply to it, calling onDelta for each agent_reply_delta in
+	// order, until ctx ends (then ctx.Err()).
+	Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelta func(*mcpgate.Message)) (*mcpgate.Message, error)
 	// Online reports whether a worker of the agent's skill holds an inbox
 	// stream on any replica.
 	Online(ctx context.Context, agentID, skill string) (bool, error)
@@ -166,22 +167,21 @@ func (b *Backend) chatMessage(ctx context.Context, call *mcpgate.Call) (*mcpgate
 }
 
 // roundTrip posts msg, delivers it by push when signer is set, and waits
-// for its reply.
+// for its reply. A failure to post ends the call as a failure to wait does.
 func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgate.Message, signer *signer) (*mcpgate.Result, error) {
 	ctx, cancelTimeout := context.WithTimeout(ctx, callTimeout(ctx, call.Skill))
 	defer cancelTimeout()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if err := b.opts.Bus.Post(ctx, msg); err != nil {
-		return nil, b.ended(ctx, call, msg, signer, err)
-	}
-	if signer != nil {
-		go b.push(ctx, cancel, call.Skill, msg, signer)
-	} else {
-		go b.watch(ctx, cancel, call)
+	posted := func() {
+		if signer != nil {
+			go b.push(ctx, cancel, call.Skill, msg, signer)
+		} else {
+			go b.watch(ctx, cancel, call)
+		}
 	}
 	var n float64
-	reply, err := b.opts.Bus.Await(ctx, msg.ChannelID, msg.ID, func(d *mcpgate.Message) {
+	reply, err := b.opts.Bus.Ask(ctx, msg, posted, func(d *mcpgate.Message) {
 		n++
 		call.Notifier.Progress(n, 0, d.Body.Text)
 	})

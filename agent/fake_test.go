@@ -88,7 +88,15 @@ func (f *fakeBus) Post(_ context.Context, m *mcpgate.Message) error {
 	return nil
 }
 
-func (f *fakeBus) Await(ctx context.Context, _, msgID string, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
+func (f *fakeBus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
+	if err := f.Post(ctx, m); err != nil {
+		return nil, err
+	}
+	posted()
+	return f.await(ctx, m.ID, onDelta)
+}
+
+func (f *fakeBus) await(ctx context.Context, msgID string, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
 	seen := 0
 	for {
 		f.mu.Lock()

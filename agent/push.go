@@ -57,10 +57,10 @@ func (b *Backend) newSigner(skill *mcpgate.Skill) (*signer, error) {
 
 // push delivers msg to the skill's push_url, retrying with backoff until it
 // is taken or ctx ends. A reply in the response is posted through the bus,
-// where the call's Await finds it. A target that cannot be reached (it
-// refuses connections or does not accept one in time) ends the call with
-// errOffline as the cause, at any attempt: the agent is gone as a pull
-// agent is without workers. Targets that answer badly are retried.
+// where the call waiting for its reply finds it. A target that cannot be
+// reached (it refuses connections or does not accept one in time) ends the
+// call with errOffline as the cause, at any attempt: the agent is gone as a
+// pull agent is without workers. Targets that answer badly are retried.
 func (b *Backend) push(ctx context.Context, cancel context.CancelCauseFunc, skill *mcpgate.Skill, msg *mcpgate.Message, s *signer) {
 	body, err := json.Marshal(msg)
 	if err != nil {

@@ -41,12 +41,14 @@ type fakeGateway struct {
 	posted    chan *mcpgate.Message
 	ackedCh   chan string
 	connected chan struct{}
+	// posters holds the client address of every post: one per connection.
+	posters map[string]bool
 }
 
 // newFakeGateway starts a fake gateway, stopped at the end of the test.
 func newFakeGateway(t *testing.T) *fakeGateway {
 	g := &fakeGateway{
-		acked: map[string]bool{}, history: map[string][]*mcpgate.Message{},
+		acked: map[string]bool{}, history: map[string][]*mcpgate.Message{}, posters: map[string]bool{},
 		wake: make(chan struct{}), drop: make(chan struct{}),
 		posted: make(chan *mcpgate.Message, 100), ackedCh: make(chan string, 100), connected: make(chan struct{}, 100),
 	}
@@ -195,6 +197,7 @@ func (g *fakeGateway) post(w http.ResponseWriter, r *http.Request) {
 		g.acked[m.InReplyTo], g.acked["final:"+m.InReplyTo] = true, true
 	}
 	g.history[m.ChannelID] = append(g.history[m.ChannelID], &m)
+	g.posters[r.RemoteAddr] = true
 	g.mu.Unlock()
 	g.posted <- &m
 	w.WriteHeader(http.StatusCreated)

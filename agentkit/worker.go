@@ -36,7 +36,9 @@ type Options struct {
 	// waits for the handler however long it takes when URL is empty.
 	PushWait time.Duration
 	// HTTPClient makes the requests (default: a client without timeout,
-	// since the inbox stream lasts).
+	// since the inbox stream lasts, that keeps a connection open for each
+	// of the Concurrency handlers posting at once, so that their replies
+	// do not each open a new one).
 	HTTPClient *http.Client
 	// Logger reports connections and failures (default slog.Default()).
 	Logger *slog.Logger
@@ -61,12 +63,22 @@ func (o Options) withDefaults() Options {
 		o.PushWait = 10 * time.Second
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+		o.HTTPClient = &http.Client{Transport: transport(o.Concurrency)}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
 	return o
+}
+
+// transport is http.DefaultTransport keeping up to conns idle connections
+// to the gateway, where the default keeps two: with more handlers than
+// that replying at once, every reply past the second opened (and the
+// gateway accepted) a connection of its own.
+func transport(conns int) http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = conns
+	return t
 }
 
 // Worker answers an agent's chat messages with a handler, pulled from

@@ -209,6 +209,42 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 }
 
+// TestRepliesReuseConnections: handlers replying all at once, round after
+// round, reuse the connections of the rounds before instead of opening new
+// ones (the default transport kept two idle: a round of 8 opened 6 more).
+func TestRepliesReuseConnections(t *testing.T) {
+	const n, rounds = 8, 4
+	g := newFakeGateway(t)
+	var mu sync.Mutex
+	waiting, all := 0, make(chan struct{})
+	startWorker(t, g, Options{Concurrency: n}, func(ctx context.Context, req *Request) error {
+		mu.Lock()
+		if waiting++; waiting == n {
+			close(all)
+		}
+		barrier := all
+		mu.Unlock()
+		<-barrier // every handler of the round replies at once
+		return req.Reply(ctx, Text("ok"))
+	})
+	for range rounds {
+		for range n {
+			g.deliver(chat("q"))
+		}
+		for range n {
+			mustReceive(t, g.posted)
+		}
+		mu.Lock()
+		waiting, all = 0, make(chan struct{})
+		mu.Unlock()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.posters) > 2*n {
+		t.Errorf("%d rounds of %d replies at once came over %d connections, want at most %d", rounds, n, len(g.posters), 2*n)
+	}
+}
+
 func TestHistory(t *testing.T) {
 	g := newFakeGateway(t)
 	g.addHistory("ch_h", 150)

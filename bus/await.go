@@ -20,24 +20,59 @@ func (b *Bus) Await(ctx context.Context, channelID, msgID string, onDelta func(*
 	wake := b.hub.subscribe(topic)
 	defer b.hub.unsubscribe(topic, wake)
 	after, err := b.startSeq(ctx, channelID, msgID)
-	for err == nil {
-		var reply *mcpgate.Message
-		reply, after, err = b.readReplies(ctx, channelID, msgID, after, onDelta)
-		if reply != nil {
-			return reply, nil
-		} else if err != nil {
-			break
+	if err != nil {
+		return nil, waitError(ctx, err)
+	}
+	return b.replies(ctx, wake, channelID, msgID, after, true, onDelta)
+}
+
+// Ask posts m (as Post does) and returns its final reply (as Await does),
+// calling posted, when not nil, once m is stored. It subscribes to the
+// replies before it posts, so it reads the store only when woken: no
+// reply can be posted before m is, and each posted reply wakes it.
+func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
+	topic := replyTopic(m.ChannelID)
+	wake := b.hub.subscribe(topic)
+	defer b.hub.unsubscribe(topic, wake)
+	if err := b.Post(ctx, m); err != nil {
+		return nil, err
+	}
+	if posted != nil {
+		posted()
+	}
+	return b.replies(ctx, wake, m.ChannelID, m.ID, m.Seq, false, onDelta)
+}
+
+// replies returns the final reply to msgID among the channel's messages
+// after seq after, reading them at once when read is set and then on every
+// signal of wake, until ctx ends.
+func (b *Bus) replies(ctx context.Context, wake <-chan struct{}, channelID, msgID string, after int64, read bool, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
+	for {
+		if read {
+			reply, next, err := b.readReplies(ctx, channelID, msgID, after, onDelta)
+			if reply != nil {
+				return reply, nil
+			} else if err != nil {
+				return nil, waitError(ctx, err)
+			}
+			after = next
 		}
 		select {
 		case <-wake:
+			read = true
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// waitError is the error of a wait that failed with err: ctx's error when
+// ctx ended, since a store call cut short by it fails too.
+func waitError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
-	return nil, err
+	return err
 }
 
 // startSeq returns the seq after which replies to msgID may be: msgID's

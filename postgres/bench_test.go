@@ -26,3 +26,7 @@ func BenchmarkIdempotency(b *testing.B) {
 func BenchmarkInsertCalls(b *testing.B) {
 	storetest.BenchInsertCalls(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
 }
+
+func BenchmarkMessageRoundTrip(b *testing.B) {
+	storetest.BenchMessageRoundTrip(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
+}

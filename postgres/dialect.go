@@ -56,3 +56,9 @@ func detailColumns(detail string) []string {
 	}
 	return cols
 }
+
+var _ sqlstore.StatementCacher = dialect{}
+
+// DriverCachesStatements reports true: pgx prepares each query once per
+// connection and keeps it, so the Store need not.
+func (dialect) DriverCachesStatements() bool { return true }

@@ -26,3 +26,7 @@ func BenchmarkIdempotency(b *testing.B) {
 func BenchmarkInsertCalls(b *testing.B) {
 	storetest.BenchInsertCalls(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
 }
+
+func BenchmarkMessageRoundTrip(b *testing.B) {
+	storetest.BenchMessageRoundTrip(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}

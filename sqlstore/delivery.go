@@ -12,16 +12,18 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// claimQuery marks the oldest claimable messages of an agent's inbox
-// delivered and returns them. The outer WHERE repeats the conditions, so
-// that each row is checked again when it is updated.
-const claimQuery = `UPDATE messages SET delivered_at = $1, attempts = attempts + 1
+// claimQuery marks the oldest claimable messages of an agent's inbox, up
+// to limit, delivered and returns them. The outer WHERE repeats the
+// conditions, so that each row is checked again when it is updated.
+func claimQuery(limit int) string {
+	return `UPDATE messages SET delivered_at = $1, attempts = attempts + 1
 	WHERE id IN (SELECT id FROM messages
 		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
 		AND (delivered_at IS NULL OR delivered_at <= $3) AND ($4 = '' OR skill = $4)
-		ORDER BY seq LIMIT $5)
+		ORDER BY seq` + limitClause(limit) + `)
 	AND acked_at IS NULL AND (delivered_at IS NULL OR delivered_at <= $3)
 	RETURNING ` + messageColumns
+}
 
 // ClaimMessages returns up to limit messages for the agent's workers
 // (chat_message and cancel, of one skill or of all when skill is "") that
@@ -43,7 +45,7 @@ func (s *Store) ClaimMessages(ctx context.Context, agentID, skill string, now ti
 		if err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
-		rows, err := tx.write.QueryContext(ctx, claimQuery, micros(now), agentID, micros(now.Add(-visibility)), skill, limit)
+		rows, err := tx.write.QueryContext(ctx, claimQuery(limit), micros(now), agentID, micros(now.Add(-visibility)), skill)
 		if err != nil {
 			return err
 		}

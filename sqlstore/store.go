@@ -34,6 +34,9 @@ type Store struct {
 	inTx            bool
 	hot             hotStatements // nil inside a transaction
 	hotWrite        hotStatements // prepared on the writer; nil inside a transaction
+	// readStmts and writeStmts cache the statements run on each pool (see
+	// stmtcache.go); nil when the driver caches them itself.
+	readStmts, writeStmts *stmtCache
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.
@@ -58,7 +61,9 @@ func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
 		_ = hot.close()
 		return nil, err
 	}
-	return &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}, nil
+	s := &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}
+	s.cacheStatements()
+	return s, nil
 }
 
 // Tx runs fn with a Store bound to one transaction on the writer: its reads
@@ -88,14 +93,37 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
 			panic(p)
 		}
 	}()
-	if err := fn(&Store{read: tx, write: tx, d: s.d, inTx: true}); err != nil {
+	var missed []string
+	if err := fn(s.txStore(tx, &missed)); err != nil {
 		_ = tx.Rollback() // fn's error is the one that matters
+		s.prepareMissed(ctx, missed)
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	s.prepareMissed(ctx, missed)
+	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// prepareMissed prepares on the writer the queries a transaction ran that
+// its cache did not hold; it must run after the transaction ended, which
+// held the writer's connection.
+func (s *Store) prepareMissed(ctx context.Context, missed []string) {
+	if s.writeStmts != nil && len(missed) > 0 {
+		s.writeStmts.prepare(context.WithoutCancel(ctx), missed)
+	}
+}
+
+// txStore returns the Store of the transaction tx, which notes in missed
+// the queries it ran that the writer's cache did not hold yet.
+func (s *Store) txStore(tx *sql.Tx, missed *[]string) *Store {
+	if s.writeStmts == nil {
+		return &Store{read: tx, write: tx, d: s.d, inTx: true}
+	}
+	q := cachedTx{tx: tx, c: s.writeStmts, missed: missed}
+	return &Store{read: q, write: q, d: s.d, inTx: true}
 }
 
 // Generation returns the counter that every change to agents, skills or
@@ -139,7 +167,11 @@ func (s *Store) Close() error {
 	if s.inTx {
 		return nil
 	}
-	errs := []error{s.hot.close(), s.hotWrite.close(), s.writeDB.Close()}
+	errs := []error{s.hot.close(), s.hotWrite.close()}
+	if s.readStmts != nil {
+		errs = append(errs, s.readStmts.close(), s.writeStmts.close())
+	}
+	errs = append(errs, s.writeDB.Close())
 	if s.readDB != s.writeDB {
 		errs = append(errs, s.readDB.Close())
 	}

@@ -1,0 +1,45 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// BenchMessageRoundTrip measures the store's part of one agent round trip,
+// as the bus and the inbox stream run it: post the chat message, claim it
+// for a worker, post the worker's reply (which acknowledges the message),
+// and read the replies after the message, in a channel whose history grows.
+func BenchMessageRoundTrip(b *testing.B, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(b, s, "bench")
+	mustAgent(b, s, "weather", u.ID)
+	ch := &mcpgate.Channel{ID: "ch-bench", AgentID: "weather", Skill: "chat", Owner: "user:" + u.ID}
+	if err := s.CreateChannel(ctx, ch); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := messageRoundTrip(ctx, s, ch.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// messageRoundTrip runs the store calls of one round trip.
+func messageRoundTrip(ctx context.Context, s mcpgate.Store, channelID string) error {
+	chat := &mcpgate.Message{ChannelID: channelID, Type: mcpgate.MessageChat, Sender: "user:bench", Body: mcpgate.MessageBody{Text: "ping"}}
+	if err := s.PostMessage(ctx, chat); err != nil {
+		return err
+	}
+	if _, err := s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 100); err != nil {
+		return err
+	}
+	reply := &mcpgate.Message{ChannelID: channelID, Type: mcpgate.MessageReply, InReplyTo: chat.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}}
+	if err := s.PostMessage(ctx, reply); err != nil {
+		return err
+	}
+	_, err := s.ListMessages(ctx, channelID, chat.Seq, 100)
+	return err
+}
