@@ -157,7 +157,9 @@ func TestResumesStream(t *testing.T) {
 		}
 		lastID.Store(r.Header.Get("Last-Event-ID"))
 		w.Header().Set("Content-Type", "text/event-stream")
-		sseEvent(w, "ev-2", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"n":1.000000000000000000001}}`)
+		// Ids: 1 is the server/discover the fake refuses (it predates the
+		// stateless revision), 2 initialize, 3 the tools/call.
+		sseEvent(w, "ev-2", `{"jsonrpc":"2.0","id":3,"result":{"content":[],"n":1.000000000000000000001}}`)
 	}
 	s := connect(t, NewHTTP(serveFake(t, f), nil, nil), nil)
 	if !contains(s.InitializeResult(), "1.00000000000000000001") {
