@@ -54,6 +54,7 @@ type link struct {
 	ownFull    bool                         // maxOwnSessions was reached and logged
 	subs       map[string]map[string]string // upstream URI → downstream session → URI it subscribed as
 	caps       *serverCaps
+	relisten   context.CancelFunc // ends the current subscriptions/listen request, so that it starts again
 
 	health healthWriter
 }
@@ -162,7 +163,11 @@ func (l *link) serve(s *session) error {
 	l.mu.Unlock()
 	l.setState(s, false, nil)
 	l.discover(s)
-	l.resubscribe(s)
+	if s.cs.Stateless() {
+		go l.listen(s)
+	} else {
+		l.resubscribe(s)
+	}
 	for {
 		select {
 		case <-s.closed:
@@ -212,7 +217,7 @@ func (l *link) setState(s *session, connecting bool, err error) {
 	case connecting:
 		l.health.state(mcpgate.HealthConnecting)
 	case s != nil:
-		l.health.state(mcpgate.HealthConnected)
+		l.health.connected(s.cs.ProtocolVersion())
 	}
 }
 
@@ -256,7 +261,9 @@ var errSessionGone = errors.New("the MCP session ended")
 // the link has maxOwnSessions already) the pooled one. Concurrent calls
 // of one downstream session share one dial.
 func (l *link) sessionFor(ctx context.Context, sessionID string, client mcpgate.ClientRequester) (*session, error) {
-	if sessionID == "" || !wantsOwnSession(client) {
+	if sessionID == "" || !wantsOwnSession(client) || l.stateless() {
+		// A stateless upstream gets each request's capabilities with
+		// the request: the pooled session serves every host.
 		return l.mainSession(ctx)
 	}
 	for {

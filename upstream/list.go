@@ -140,7 +140,7 @@ func (l *link) listItems(ctx context.Context, ls *listing) ([]item, error) {
 	var items []item
 	cursor := ""
 	for range maxPages {
-		raw, err := l.relayed(ctx, nil, ls.method, cursorParams(cursor), mcpgate.TraceContext{})
+		raw, err := l.relayed(ctx, nil, nil, ls.method, cursorParams(cursor), mcpgate.TraceContext{})
 		if err != nil {
 			return items, err
 		}

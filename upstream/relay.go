@@ -121,8 +121,9 @@ func (m *Manager) Relay(ctx context.Context, f *mcpgate.Forward) (json.RawMessag
 // relayed runs one request on the link's pooled session, mapping errors
 // for the caller, with trace context tc as HTTP headers when set. The
 // upstream's log messages about the request, and a pause of its stream,
-// reach n when it is not nil.
-func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, method string, params json.RawMessage, tc mcpgate.TraceContext) (json.RawMessage, error) {
+// reach n when it is not nil. On a stateless upstream the input it asks
+// for goes to client (see session.call), which may be nil.
+func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, client mcpgate.ClientRequester, method string, params json.RawMessage, tc mcpgate.TraceContext) (json.RawMessage, error) {
 	sk := l.current()
 	timeout := sk.CallTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -131,7 +132,7 @@ func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, method string, p
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
-	raw, err := s.cs.Call(ctx, method, params, tracedOptions(n, "", tc))
+	raw, err := s.call(ctx, method, params, tracedOptions(n, "", tc), client)
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
@@ -241,7 +242,7 @@ func (m *Manager) readResource(ctx context.Context, f *mcpgate.Forward) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	return l.relayed(ctx, f.Notifier, f.Method, renamed(f.Params, "uri", p.URI, uri), f.Trace)
+	return l.relayed(ctx, f.Notifier, f.Client, f.Method, renamed(f.Params, "uri", p.URI, uri), f.Trace)
 }
 
 // getPrompt relays prompts/get to the skill offering the prompt.
@@ -256,7 +257,7 @@ func (m *Manager) getPrompt(ctx context.Context, f *mcpgate.Forward) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	return l.relayed(ctx, f.Notifier, f.Method, renamed(f.Params, "name", p.Name, name), f.Trace)
+	return l.relayed(ctx, f.Notifier, f.Client, f.Method, renamed(f.Params, "name", p.Name, name), f.Trace)
 }
 
 // complete relays completion/complete to the skill of the prompt or
@@ -298,7 +299,7 @@ func (m *Manager) complete(ctx context.Context, f *mcpgate.Forward) (json.RawMes
 	if string(newRef) != string(p.Ref) {
 		params = withRaw(f.Params, "ref", newRef)
 	}
-	return l.relayed(ctx, f.Notifier, f.Method, params, f.Trace)
+	return l.relayed(ctx, f.Notifier, f.Client, f.Method, params, f.Trace)
 }
 
 // subscription relays resources/subscribe and resources/unsubscribe: the
@@ -319,7 +320,13 @@ func (m *Manager) subscription(ctx context.Context, f *mcpgate.Forward) (json.Ra
 	if (subscribe && !first) || (!subscribe && !last) {
 		return json.RawMessage(`{}`), nil
 	}
-	_, err = l.relayed(ctx, nil, f.Method, uriParams(uri), f.Trace)
+	if l.stateless() {
+		// The stateless revision has no resources/subscribe: the link's
+		// subscriptions/listen stream asks for the URIs instead.
+		l.restartListen()
+		return json.RawMessage(`{}`), nil
+	}
+	_, err = l.relayed(ctx, nil, nil, f.Method, uriParams(uri), f.Trace)
 	if err != nil && subscribe {
 		l.recordSubscription(uri, p.URI, f.SessionID, false)
 		return nil, err

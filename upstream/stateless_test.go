@@ -1,0 +1,143 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// everythingServe starts the fixture over Streamable HTTP with mode, its
+// -stateless flag, and returns its endpoint.
+func everythingServe(t *testing.T, mode string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(everythingBin, "-http="+addr, mode)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitFor(t, "the fixture listening", func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return "http://" + addr + "/mcp"
+}
+
+// The revision negotiated with each upstream is in the skill's health:
+// the stateless one with a server that offers it, 2025-11-25 with one
+// that keeps sessions.
+func TestHealthShowsRevision(t *testing.T) {
+	for mode, want := range map[string]string{"-stateless=true": "2026-07-28", "-stateless=false": "2025-11-25"} {
+		t.Run(mode, func(t *testing.T) {
+			sk := httpSkill("fixture", everythingServe(t, mode))
+			store := newMemStore(sk)
+			m := newManager(t, store, nil, nil)
+			m.Sync(context.Background(), []*mcpgate.Skill{sk})
+			waitFor(t, "connected", func() bool { return store.healthOf("agent1", "fixture").State == mcpgate.HealthConnected })
+			if got := store.healthOf("agent1", "fixture").ProtocolVersion; got != want {
+				t.Errorf("protocol version %q, want %q", got, want)
+			}
+			res, err := m.CallTool(context.Background(), callOf(sk, "test_simple_text", `{}`))
+			if err != nil || res.IsError {
+				t.Fatalf("test_simple_text: %v %+v", err, res)
+			}
+		})
+	}
+}
+
+// A stateless upstream's InputRequiredResult reaches the MCP host of an
+// older revision as the elicitation, sampling or roots request it stands
+// for, and the host's answers go back with the retry; a host without the
+// capability gets an error, not the upstream's question.
+func TestStatelessInputBridged(t *testing.T) {
+	sk := httpSkill("fixture", everythingServe(t, "-stateless=true"))
+	store := newMemStore(sk)
+	m := newManager(t, store, nil, nil)
+	m.Sync(context.Background(), []*mcpgate.Skill{sk})
+	waitFor(t, "connected", func() bool { return store.healthOf("agent1", "fixture").State == mcpgate.HealthConnected })
+
+	host := &client{caps: `{"elicitation":{},"sampling":{},"roots":{}}`, answer: func(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
+		switch method {
+		case "elicitation/create":
+			return json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`), nil
+		case "sampling/createMessage":
+			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"m"}`), nil
+		}
+		return json.RawMessage(`{"roots":[{"uri":"file:///tmp","name":"tmp"}]}`), nil
+	}}
+	for tool, want := range map[string]string{
+		"test_input_required_result_elicitation":     "Hello, Ada!",
+		"test_input_required_result_sampling":        "Paris",
+		"test_input_required_result_list_roots":      "file:///tmp",
+		"test_input_required_result_multiple_inputs": "Ada",
+		"test_input_required_result_multi_round":     "Ada",
+	} {
+		call := callOf(sk, tool, `{}`)
+		call.SessionID, call.Client = "s1", host
+		res, err := m.CallTool(context.Background(), call)
+		if err != nil || res.IsError || !strings.Contains(string(res.Raw), want) {
+			t.Errorf("%s: %v %s, want %q", tool, err, resRaw(res), want)
+		}
+	}
+
+	call := callOf(sk, "test_input_required_result_elicitation", `{}`)
+	call.SessionID, call.Client = "s2", &client{caps: `{}`}
+	if res, err := m.CallTool(context.Background(), call); err == nil {
+		t.Errorf("a host without elicitation got %s", res.Raw)
+	}
+}
+
+// resRaw is a result's bytes, or nothing.
+func resRaw(r *mcpgate.Result) string {
+	if r == nil {
+		return ""
+	}
+	return string(r.Raw)
+}
+
+// A stateless upstream's list changes arrive on the link's
+// subscriptions/listen stream: a prompts change reaches the agent's
+// sessions and a tools change a new discovery.
+func TestStatelessListen(t *testing.T) {
+	sk := httpSkill("fixture", everythingServe(t, "-stateless=true"))
+	store := newMemStore(sk)
+	ss := newSessions()
+	m := newManager(t, store, ss, nil)
+	m.Sync(context.Background(), []*mcpgate.Skill{sk})
+	waitFor(t, "connected", func() bool { return store.healthOf("agent1", "fixture").State == mcpgate.HealthConnected })
+	before := len(store.tools("agent1", "fixture"))
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		// The listen stream may not be open yet: trigger until heard.
+		if _, err := m.CallTool(context.Background(), callOf(sk, "test_trigger_prompt_change", `{}`)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case msg := <-ss.ch:
+			if !strings.Contains(msg, "prompts/list_changed") {
+				t.Fatalf("notification %s", msg)
+			}
+			if _, err := m.CallTool(context.Background(), callOf(sk, "test_trigger_tool_change", `{}`)); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "rediscovery", func() bool { return len(store.tools("agent1", "fixture")) != before })
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	t.Fatal("no prompts/list_changed reached the sessions")
+}
