@@ -141,3 +141,28 @@ func TestStatelessListen(t *testing.T) {
 	}
 	t.Fatal("no prompts/list_changed reached the sessions")
 }
+
+// Each parameter an inputSchema marks with x-mcp-header goes to a
+// stateless upstream as its Mcp-Param header too: a number as written, a
+// string with other than visible ASCII in the base64 form, nested ones
+// by their own annotation; null and absent ones not at all.
+func TestParamHeaders(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"region":{"type":"string","x-mcp-header":"Region"},
+		"n":{"type":"integer","x-mcp-header":"N"},
+		"gone":{"type":"string","x-mcp-header":"Gone"},
+		"nested":{"type":"object","properties":{"city":{"type":"string","x-mcp-header":"City"}}}}}`)
+	opts := withParamHeaders(nil, schema, json.RawMessage(`{"region":"eu-west","n":10,"gone":null,"nested":{"city":"Zürich"}}`))
+	want := map[string]string{"Mcp-Param-Region": "eu-west", "Mcp-Param-N": "10", "Mcp-Param-City": "=?base64?WsO8cmljaA==?="}
+	for k, v := range want {
+		if got := opts.Header.Get(k); got != v {
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+	if len(opts.Header) != len(want) {
+		t.Errorf("headers %v", opts.Header)
+	}
+	if withParamHeaders(nil, json.RawMessage(`{"type":"object"}`), json.RawMessage(`{}`)) != nil {
+		t.Error("a tool without x-mcp-header got options")
+	}
+}
