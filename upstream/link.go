@@ -55,6 +55,7 @@ type link struct {
 	subs       map[string]map[string]string // upstream URI → downstream session → URI it subscribed as
 	caps       *serverCaps
 	relisten   context.CancelFunc // ends the current subscriptions/listen request, so that it starts again
+	cache      listCache          // a stateless upstream's listings, while their ttlMs lasts
 
 	health healthWriter
 }
@@ -161,6 +162,7 @@ func (l *link) serve(s *session) error {
 	l.mu.Lock()
 	l.caps = parseServerCaps(s.cs.Capabilities())
 	l.mu.Unlock()
+	l.cache.drop()
 	l.setState(s, false, nil)
 	l.discover(s)
 	if s.cs.Stateless() {
@@ -414,6 +416,7 @@ func (l *link) toolsChanged() {
 // listChanged passes a resources or prompts list_changed to the agent's
 // sessions.
 func (l *link) listChanged(method string) {
+	l.cache.drop(changedListings[method]...)
 	if l.m.sessions != nil {
 		l.m.sessions.NotifyAgent(l.current().AgentID, method, json.RawMessage(`{}`))
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everythingServe starts the fixture over Streamable HTTP with mode, its
@@ -164,5 +167,49 @@ func TestParamHeaders(t *testing.T) {
 	}
 	if withParamHeaders(nil, json.RawMessage(`{"type":"object"}`), json.RawMessage(`{}`)) != nil {
 		t.Error("a tool without x-mcp-header got options")
+	}
+}
+
+// A stateless upstream's listing is relayed from the cache while its
+// ttlMs lasts, and asked for again once the upstream says the list
+// changed.
+func TestStatelessListingCache(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "cached", Version: "1"}, &sdk.ServerOptions{
+		SetCacheable: func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) { c.TTLMs = 60000 },
+	})
+	srv.AddResource(&sdk.Resource{URI: "test://one", Name: "one"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{}, nil
+	})
+	var lists atomic.Int32
+	u := mustUpstreamWith(t, srv, &sdk.StreamableHTTPOptions{Stateless: true}, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Method") == "resources/list" {
+				lists.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	sk := httpSkill("cached", u.url())
+	store := newMemStore(sk)
+	m := newManager(t, store, newSessions(), nil)
+	m.Sync(context.Background(), []*mcpgate.Skill{sk})
+	waitFor(t, "connected", func() bool { return store.healthOf("agent1", "cached").ProtocolVersion == "2026-07-28" })
+	for range 3 {
+		mustContain(t, "resources/list", mustRelay(t, m, forward("resources/list", `{}`)), "test://one")
+	}
+	if n := lists.Load(); n != 1 {
+		t.Fatalf("%d resources/list requests upstream within the ttl, want 1", n)
+	}
+	// The listen stream may open after the first change: change until
+	// the listing is asked for again.
+	for i := 0; lists.Load() == 1 && i < 100; i++ {
+		srv.AddResource(&sdk.Resource{URI: "test://more", Name: "more"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{}, nil
+		})
+		time.Sleep(50 * time.Millisecond)
+		mustRelay(t, m, forward("resources/list", `{}`))
+	}
+	if !strings.Contains(mustRelay(t, m, forward("resources/list", `{}`)), "test://more") {
+		t.Error("the listing was not asked for again after list_changed")
 	}
 }
