@@ -213,3 +213,39 @@ func TestStatelessListingCache(t *testing.T) {
 		t.Error("the listing was not asked for again after list_changed")
 	}
 }
+
+// A downstream session's resources/subscribe, which a stateless upstream
+// does not have, becomes a URI of the link's subscriptions/listen, and the
+// upstream's resources/updated reaches the session that subscribed.
+func TestStatelessSubscription(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "subs", Version: "1"}, &sdk.ServerOptions{
+		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
+	})
+	srv.AddResource(&sdk.Resource{URI: "file:///doc.txt", Name: "doc"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "file:///doc.txt", Text: "doc"}}}, nil
+	})
+	u := mustUpstreamWith(t, srv, &sdk.StreamableHTTPOptions{Stateless: true}, nil)
+	sk := httpSkill("subs", u.url())
+	store := newMemStore(sk)
+	ss := newSessions()
+	m := newManager(t, store, ss, nil)
+	m.Sync(context.Background(), []*mcpgate.Skill{sk})
+	waitFor(t, "connected", func() bool { return store.healthOf("agent1", "subs").ProtocolVersion == "2026-07-28" })
+	mustRelay(t, m, forward("resources/subscribe", `{"uri":"file:///doc.txt"}`))
+	for i := 0; i < 100; i++ {
+		// The listen request asking for the URI may not be open yet.
+		if err := srv.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: "file:///doc.txt"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-ss.ch:
+			if strings.Contains(got, "resources/updated") {
+				mustContain(t, "notification", got, "session sess-1 notifications/resources/updated", `"uri":"file:///doc.txt"`)
+				return
+			}
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatal("no resources/updated reached the subscribed session")
+}
