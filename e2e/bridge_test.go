@@ -80,7 +80,8 @@ func (b *bridged) mustModernCall(t *testing.T, tool string) string {
 // stateless revision (shown in the skill's health), calls go through, and
 // the upstream's InputRequiredResult reaches the client as the
 // elicitation and sampling requests it answers, whose answers complete
-// the call. A 2026-07-28 client gets the same upstream's tools too.
+// the call. A 2026-07-28 client gets the same upstream's tools too, and the
+// 0.1.16 suite's old-revision scenarios that need translating pass.
 func TestBridgeOldClientModernUpstream(t *testing.T) {
 	t.Parallel()
 	b := startBridged(t, "true")
@@ -106,6 +107,19 @@ func TestBridgeOldClientModernUpstream(t *testing.T) {
 	}
 	if got := b.mustModernCall(t, "test_simple_text"); got != "This is a simple text response for testing." {
 		t.Errorf("2026-07-28 client through a 2026-07-28 upstream: %q", got)
+	}
+	// The 0.1.16 suite's session clients, on the scenarios the bridge
+	// translates: progress and log messages, subscriptions (on the
+	// upstream's subscriptions/listen), prompts and completion. (The
+	// fixture's pre-2026 sampling and elicitation tools cannot ask a
+	// 2026-07-28 client anything, the gateway included; its MRTR tools
+	// are bridged above.)
+	for _, scenario := range []string{"tools-call-with-progress", "tools-call-with-logging", "resources-subscribe", "resources-unsubscribe", "prompts-get-with-args", "completion-complete"} {
+		for _, c := range runScenarioSettled(t, b.proxied, scenario) {
+			if c.Status != "SUCCESS" && c.Status != "INFO" {
+				t.Errorf("%s/%s: %s: %s %s", scenario, c.ID, c.Status, c.ErrorMessage, c.Details)
+			}
+		}
 	}
 }
 
