@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpgate/mcpgate"
@@ -32,6 +33,9 @@ const (
 	metaLogLevel = "io.modelcontextprotocol/logLevel"
 )
 
+// discoverTimeout bounds the wait for the answer to server/discover.
+const discoverTimeout = 10 * time.Second
+
 // errAccepted is the error of a request a server took as a notification
 // (HTTP 202): no answer will come, as from an old server asked for
 // server/discover.
@@ -51,7 +55,11 @@ func (s *Session) discover(ctx context.Context) bool {
 	}
 	ht.negotiated(StatelessVersion)
 	s.stateless, s.ver = true, StatelessVersion
-	res, err := s.Call(ctx, "server/discover", json.RawMessage(`{}`), nil)
+	// A server that leaves the probe unanswered must not use up the
+	// time initialize needs.
+	dctx, cancel := context.WithTimeout(ctx, discoverTimeout)
+	defer cancel()
+	res, err := s.Call(dctx, "server/discover", json.RawMessage(`{}`), nil)
 	if err == nil && offers(res, StatelessVersion) {
 		s.init = res
 		return true

@@ -43,6 +43,12 @@ func TestStatelessFixture(t *testing.T) {
 	if _, err := s.Call(callCtx(t), "resources/read", json.RawMessage(`{"uri":"test://no-such"}`), nil); err == nil {
 		t.Error("reading a missing resource succeeded")
 	}
+
+	// Legacy keeps to initialize, which the same server also serves.
+	old := connect(t, NewHTTP(everythingServe(t, "-stateless=true"), nil, nil), &Options{Legacy: true})
+	if old.Stateless() || old.ProtocolVersion() != ProtocolVersion {
+		t.Errorf("Legacy: stateless %v, version %s", old.Stateless(), old.ProtocolVersion())
+	}
 }
 
 // Every stateless request carries the revision's headers and _meta
