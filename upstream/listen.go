@@ -3,8 +3,10 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
+	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/mcpclient"
 )
 
@@ -37,6 +39,18 @@ func (l *link) listen(s *session) {
 		cancel()
 		if restarted {
 			continue
+		}
+		var rpc *mcpgate.RPCError
+		switch {
+		case errors.As(err, &rpc) && rpc.Code == -32601:
+			return // the upstream has no subscriptions
+		case err != nil && !errors.As(err, &rpc):
+			// The upstream cannot be reached: a stateless session has
+			// no other stream to notice that by, so it ends here, and
+			// the link records the error and dials again.
+			l.m.log.Warn("upstream subscriptions/listen failed; reconnecting", "skill", l.name(), "err", err)
+			_ = s.cs.Close()
+			return
 		}
 		l.m.log.Debug("upstream subscriptions/listen ended", "skill", l.name(), "err", err)
 		select {

@@ -249,3 +249,25 @@ func TestStatelessSubscription(t *testing.T) {
 	}
 	t.Fatal("no resources/updated reached the subscribed session")
 }
+
+// A stateless upstream that goes away is noticed on the link's
+// subscriptions/listen stream: the health says error, and once the
+// upstream is back the link connects again.
+func TestStatelessUpstreamRestart(t *testing.T) {
+	srv := newServer()
+	textTool(srv, "ok", `{"content":[{"type":"text","text":"ok"}]}`)
+	u := mustUpstreamWith(t, srv, &sdk.StreamableHTTPOptions{Stateless: true}, nil)
+	sk := httpSkill("flaky", u.url())
+	store := newMemStore(sk)
+	m := newManager(t, store, nil, nil)
+	m.Sync(context.Background(), []*mcpgate.Skill{sk})
+	waitFor(t, "connected", func() bool { return store.healthOf("agent1", "flaky").ProtocolVersion == "2026-07-28" })
+	addr := u.addr
+	u.stop()
+	waitFor(t, "error", func() bool { return store.healthOf("agent1", "flaky").State == mcpgate.HealthError })
+	u.start(addr)
+	waitFor(t, "connected again", func() bool { return store.healthOf("agent1", "flaky").State == mcpgate.HealthConnected })
+	if res, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil || res.IsError {
+		t.Fatalf("after the restart: %v", err)
+	}
+}
