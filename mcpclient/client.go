@@ -244,7 +244,7 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	defer s.forget(p)
 	msg := appendRequest(nil, p.id, method, params)
 	if err := s.t.send(ctx, msg, p); err != nil {
-		if errors.Is(err, ErrSessionMissing) {
+		if errors.Is(err, ErrSessionMissing) || s.versionRefused(err) {
 			s.end(err)
 		}
 		return nil, s.callError(ctx, p, err)

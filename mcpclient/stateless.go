@@ -70,6 +70,15 @@ func (s *Session) discover(ctx context.Context) bool {
 	return false
 }
 
+// versionRefused reports whether err is a stateless server's refusal of
+// the revision (-32022, unsupported protocol version): a server replaced
+// by one of another revision. The session then ends, so that its owner
+// connects again and negotiates anew.
+func (s *Session) versionRefused(err error) bool {
+	var rpc *mcpgate.RPCError
+	return s.stateless && errors.As(err, &rpc) && rpc.Code == -32022
+}
+
 // offers reports whether a server/discover result lists version among its
 // supportedVersions.
 func offers(res json.RawMessage, version string) bool {

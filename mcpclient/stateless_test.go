@@ -81,6 +81,9 @@ func TestStatelessWire(t *testing.T) {
 		switch m.Method {
 		case "server/discover":
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}}}}`)
+		case "old/only":
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":["2025-11-25"]}}}`)
 		case "tools/call":
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","content":[]}}`)
 		default:
@@ -105,10 +108,21 @@ func TestStatelessWire(t *testing.T) {
 	if err := s.Notify(callCtx(t), "notifications/cancelled", json.RawMessage(`{}`)); err != nil {
 		t.Error(err)
 	}
+	if s.Err() != nil {
+		t.Fatalf("the session ended early: %v", s.Err())
+	}
+	// A refusal of the revision itself ends the session, for its owner
+	// to negotiate again.
+	if _, err := s.Call(callCtx(t), "old/only", nil, nil); !errors.As(err, &rpc) || rpc.Code != -32022 {
+		t.Errorf("version refusal: %v", err)
+	}
+	if s.Err() == nil {
+		t.Error("the session did not end on -32022")
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(reqs) != 3 {
-		t.Fatalf("%d requests, want discover, call and the refused one", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want discover, call and the two refused ones", len(reqs))
 	}
 	call := reqs[1]
 	for k, want := range map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "=?base64?Y2Fmw6k=?=", "Mcp-Session-Id": ""} {
