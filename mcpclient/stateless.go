@@ -102,21 +102,7 @@ func (s *Session) statelessRequest(method string, params json.RawMessage, opts *
 	if p == nil {
 		p = map[string]json.RawMessage{}
 	}
-	meta := map[string]json.RawMessage{}
-	if raw := p["_meta"]; len(raw) > 0 {
-		_ = json.Unmarshal(raw, &meta)
-	}
-	caps := opts.Capabilities
-	if len(caps) == 0 {
-		caps = s.opts.Capabilities
-	}
-	meta[metaVersion] = json.RawMessage(`"` + StatelessVersion + `"`)
-	meta[metaCaps] = caps
-	meta[metaInfo], _ = json.Marshal(map[string]string{"name": s.opts.Name, "version": s.opts.Version})
-	if s.opts.LogLevel != "" {
-		meta[metaLogLevel], _ = json.Marshal(s.opts.LogLevel)
-	}
-	p["_meta"], _ = json.Marshal(meta)
+	p["_meta"] = s.requestMeta(p["_meta"], opts.Capabilities)
 	out, err := json.Marshal(p)
 	if err != nil {
 		return nil, nil, err
@@ -131,6 +117,27 @@ func (s *Session) statelessRequest(method string, params json.RawMessage, opts *
 		o.Header["Mcp-Name"] = []string{headerValue(name)}
 	}
 	return out, &o, nil
+}
+
+// requestMeta returns the caller's _meta (raw, possibly empty) with the
+// members the revision requires of every request; caps are the
+// request's own capabilities, the session's when empty.
+func (s *Session) requestMeta(raw, caps json.RawMessage) json.RawMessage {
+	meta := map[string]json.RawMessage{}
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &meta)
+	}
+	if len(caps) == 0 {
+		caps = s.opts.Capabilities
+	}
+	meta[metaVersion] = json.RawMessage(`"` + StatelessVersion + `"`)
+	meta[metaCaps] = caps
+	meta[metaInfo], _ = json.Marshal(map[string]string{"name": s.opts.Name, "version": s.opts.Version})
+	if s.opts.LogLevel != "" {
+		meta[metaLogLevel], _ = json.Marshal(s.opts.LogLevel)
+	}
+	out, _ := json.Marshal(meta)
+	return out
 }
 
 // nameOf returns what a request's Mcp-Name header carries: the name of a
