@@ -74,7 +74,28 @@ func (b *bridged) mustModernCall(t *testing.T, tool string) string {
 	return text
 }
 
-// TestBridgeOldClientModernUpstream puts a client of the old revision
+// TestBridge runs both bridge directions through the binary, each against
+// a gateway relaying the go-sdk fixture in one revision, and on the same
+// gateway the 0.2.0 alpha conformance suite's requirement set of that
+// revision (conformance_next_test.go). Two gateways in all, in parallel,
+// to keep the package's time small.
+func TestBridge(t *testing.T) {
+	t.Parallel()
+	t.Run("modern-upstream", func(t *testing.T) {
+		t.Parallel()
+		b := startBridged(t, "true")
+		oldClientModernUpstream(t, b)
+		conformanceNext(t, b, "2026-07-28")
+	})
+	t.Run("session-upstream", func(t *testing.T) {
+		t.Parallel()
+		b := startBridged(t, "false")
+		modernClientOldUpstream(t, b)
+		conformanceNext(t, b, "2025-11-25")
+	})
+}
+
+// oldClientModernUpstream puts a client of the old revision
 // (the official TypeScript SDK, 2025-11-25 with a session) in front of an
 // upstream that speaks only 2026-07-28: the gateway negotiates the
 // stateless revision (shown in the skill's health), calls go through, and
@@ -82,9 +103,7 @@ func (b *bridged) mustModernCall(t *testing.T, tool string) string {
 // elicitation and sampling requests it answers, whose answers complete
 // the call. A 2026-07-28 client gets the same upstream's tools too, and the
 // 0.1.16 suite's old-revision scenarios that need translating pass.
-func TestBridgeOldClientModernUpstream(t *testing.T) {
-	t.Parallel()
-	b := startBridged(t, "true")
+func oldClientModernUpstream(t *testing.T, b *bridged) {
 	b.mustShowRevision(t, "2026-07-28")
 	rep, ok := runClient(t, clientPlan{
 		URL:         b.proxied,
@@ -123,14 +142,12 @@ func TestBridgeOldClientModernUpstream(t *testing.T) {
 	}
 }
 
-// TestBridgeModernClientOldUpstream puts a 2026-07-28 client (raw
+// modernClientOldUpstream puts a 2026-07-28 client (raw
 // stateless requests) in front of an upstream that keeps sessions and
 // speaks 2025-11-25: the gateway falls back to initialize (shown in the
 // health) and the client's tools, resources and prompts requests are
 // relayed on the gateway's upstream session.
-func TestBridgeModernClientOldUpstream(t *testing.T) {
-	t.Parallel()
-	b := startBridged(t, "false")
+func modernClientOldUpstream(t *testing.T, b *bridged) {
 	b.mustShowRevision(t, "2025-11-25")
 	if got := b.mustModernCall(t, "test_simple_text"); got != "This is a simple text response for testing." {
 		t.Errorf("tools/call: %q", got)
