@@ -303,13 +303,17 @@ func TestConnectionsAreReused(t *testing.T) {
 	tr := NewHTTP(srv.URL, nil, nil)
 	tr.(*httpTransport).drainWait = time.Minute
 	s := connect(t, tr, nil)
+	// Connecting takes three POSTs now (the refused server/discover,
+	// initialize, initialized), and the pool may race a new dial against
+	// a connection on its way back after any of them: count from here.
+	before := conns.Load()
 	for range 10 {
 		if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := conns.Load(); got > 2 {
-		t.Errorf("%d connections opened for 10 calls, want at most 2", got)
+	if got := conns.Load() - before; got > 2 {
+		t.Errorf("%d connections opened for 10 calls, want at most 2 (one the GET stream's attempt may take, one a dial racing a connection's return)", got)
 	}
 }
 

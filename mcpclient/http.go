@@ -110,11 +110,11 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 		}
 		t.mu.Unlock()
 	}
-	if p != nil && resp.StatusCode == http.StatusAccepted && t.isStateless() {
-		return errAccepted
-	}
 	if p == nil || resp.StatusCode == http.StatusAccepted {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		if p != nil && t.isStateless() {
+			return errAccepted
+		}
 		return nil
 	}
 	return t.readReply(ctx, resp, p)
