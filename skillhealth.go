@@ -23,9 +23,13 @@ type SkillHealth struct {
 	// HealthStopped.
 	State string `json:"state"`
 	// Tools is how many tools the upstream offered at its last discovery.
-	Tools       int        `json:"tools"`
-	LastError   string     `json:"last_error,omitempty"`
-	LastErrorAt *time.Time `json:"last_error_at,omitempty"`
+	Tools int `json:"tools"`
+	// ProtocolVersion is the revision the gateway negotiated with the
+	// upstream at its last connection (2026-07-28 for the stateless one);
+	// empty before the first.
+	ProtocolVersion string     `json:"protocol_version,omitempty"`
+	LastError       string     `json:"last_error,omitempty"`
+	LastErrorAt     *time.Time `json:"last_error_at,omitempty"`
 	// LastCallAt is when a call last succeeded, recorded at most about once
 	// a minute.
 	LastCallAt *time.Time `json:"last_call_at,omitempty"`

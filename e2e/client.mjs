@@ -6,7 +6,11 @@
 // tests to check. The plan:
 //   { "url": "...", "headers": {"Authorization": "Bearer ..."},
 //     "calls": [{"name": "tool", "arguments": {...}, "progress": true}],
-//     "delete": true }
+//     "delete": true,
+//     "elicitation": {"action": "accept", "content": {...}},
+//     "sampling": {"role": "assistant", "content": {...}, "model": "m"} }
+// With "elicitation" or "sampling" the client declares that capability and
+// answers every such request of the server with the given result.
 // The report: { server, pages: [[names...]...], tools: [...],
 //   calls: [{name, result | error, progress: [...]}], notifications: [...],
 //   sessionDelete: "ok" | {error}, error?: {stage, message, code} }.
@@ -14,7 +18,7 @@
 // fatal), 1 when a stage failed, 2 for a bad plan.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 let plan;
 try {
@@ -40,7 +44,12 @@ function finish(code) {
   return new Promise(() => {});
 }
 
-const client = new Client({ name: 'mcpgate-e2e', version: '1.0.0' }, { capabilities: {} });
+const capabilities = {};
+if (plan.elicitation) capabilities.elicitation = {};
+if (plan.sampling) capabilities.sampling = {};
+const client = new Client({ name: 'mcpgate-e2e', version: '1.0.0' }, { capabilities });
+if (plan.elicitation) client.setRequestHandler(ElicitRequestSchema, async () => plan.elicitation);
+if (plan.sampling) client.setRequestHandler(CreateMessageRequestSchema, async () => plan.sampling);
 client.fallbackNotificationHandler = async (n) => { report.notifications.push(n); };
 client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => { report.notifications.push(n); });
 const transport = new StreamableHTTPClientTransport(new URL(plan.url), { requestInit: { headers: plan.headers ?? {} } });

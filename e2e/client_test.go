@@ -22,6 +22,11 @@ type clientPlan struct {
 	Calls   []clientCall      `json:"calls,omitempty"`
 	// TimeoutMs is each request's timeout; 0 means the script's 30 s.
 	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// Elicitation and Sampling, when set, are the client's answer to
+	// every elicitation/create and sampling/createMessage request, and
+	// make it declare those capabilities.
+	Elicitation any `json:"elicitation,omitempty"`
+	Sampling    any `json:"sampling,omitempty"`
 }
 
 // toolResult is a CallToolResult as the TS SDK returns it.

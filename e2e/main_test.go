@@ -110,6 +110,7 @@ func ensureNodeDeps() error {
 // installed reports whether node_modules holds exactly the pinned versions.
 func installed(deps map[string]string) bool {
 	for name, want := range deps {
+		want = pinnedVersion(want)
 		b, err := os.ReadFile(filepath.Join("node_modules", name, "package.json"))
 		var have struct {
 			Version string `json:"version"`
@@ -119,6 +120,16 @@ func installed(deps map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// pinnedVersion is the version a package.json dependency pins: the
+// version itself, or the one after the last "@" of an npm alias
+// ("npm:@modelcontextprotocol/conformance@0.2.0-alpha.12").
+func pinnedVersion(spec string) string {
+	if strings.HasPrefix(spec, "npm:") {
+		return spec[strings.LastIndex(spec, "@")+1:]
+	}
+	return spec
 }
 
 // gateway is a running mcpgate serve process.

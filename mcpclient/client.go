@@ -71,6 +71,12 @@ type Options struct {
 	// Logger gets what the client cannot hand to anyone; default
 	// slog.Default().
 	Logger *slog.Logger
+	// Legacy keeps the client to initialize and sessions (ProtocolVersion
+	// and older) instead of trying StatelessVersion first.
+	Legacy bool
+	// LogLevel is the level of log messages asked for on each request of
+	// the stateless revision (its _meta logLevel); none when empty.
+	LogLevel string
 }
 
 // Session is one initialized MCP session. It is safe for concurrent use.
@@ -78,8 +84,10 @@ type Session struct {
 	t    Transport
 	opts Options
 	log  *slog.Logger
-	init json.RawMessage // the initialize result
+	init json.RawMessage // the initialize (or server/discover) result
 	ver  string
+	// stateless is set while the session speaks StatelessVersion.
+	stateless bool
 
 	seq     atomic.Int64
 	mu      sync.Mutex
@@ -110,6 +118,10 @@ type CallOptions struct {
 	// Header holds more HTTP headers for the request's POST, such as the
 	// W3C traceparent; transports other than HTTP ignore it.
 	Header http.Header
+	// Capabilities are the client capabilities this request declares in
+	// the stateless revision (its _meta); default Options.Capabilities.
+	// Sessions of older revisions declare theirs once, at initialize.
+	Capabilities json.RawMessage
 }
 
 // pending is a request awaiting its response.
@@ -126,9 +138,12 @@ type reply struct {
 	err    error
 }
 
-// Connect initializes a session over t, negotiating the protocol version
-// (ProtocolVersion first, any version the server answers that the client
-// speaks), and sends notifications/initialized.
+// Connect opens a session over t. Over Streamable HTTP it asks for
+// StatelessVersion first with server/discover (unless Options.Legacy);
+// when the server does not offer it, or over stdio, it initializes,
+// negotiating the protocol version (ProtocolVersion first, any version the
+// server answers that the client speaks), and sends
+// notifications/initialized.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Session, error) {
 	s := &Session{t: t, pending: map[string]*pending{}, done: make(chan struct{})}
 	s.ctx, s.stop = context.WithCancel(context.Background())
@@ -138,6 +153,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Session, error) 
 	s.defaults()
 	if err := s.t.start(s); err != nil {
 		return nil, err
+	}
+	if s.discover(ctx) {
+		return s, nil
 	}
 	if err := s.initialize(ctx); err != nil {
 		s.end(err)
@@ -216,11 +234,17 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	if opts == nil {
 		opts = &CallOptions{}
 	}
+	if s.stateless {
+		var err error
+		if params, opts, err = s.statelessRequest(method, params, opts); err != nil {
+			return nil, err
+		}
+	}
 	p := s.register(opts)
 	defer s.forget(p)
 	msg := appendRequest(nil, p.id, method, params)
 	if err := s.t.send(ctx, msg, p); err != nil {
-		if errors.Is(err, ErrSessionMissing) {
+		if errors.Is(err, ErrSessionMissing) || s.versionRefused(err) {
 			s.end(err)
 		}
 		return nil, s.callError(ctx, p, err)
@@ -260,6 +284,9 @@ func (s *Session) callError(ctx context.Context, p *pending, err error) error {
 // cancelled tells the server, in the background, that the request p was
 // given up.
 func (s *Session) cancelled(p *pending, cause error) {
+	if s.stateless {
+		return // closing the request's stream was the cancellation
+	}
 	params := `{"requestId":` + p.id + `,"reason":` + strconv.Quote(cause.Error()) + `}`
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -268,8 +295,13 @@ func (s *Session) cancelled(p *pending, cause error) {
 	}()
 }
 
-// Notify sends a notification.
+// Notify sends a notification. The stateless revision has none a client
+// sends (closing a request's stream cancels it), so there it sends
+// nothing.
 func (s *Session) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	if s.stateless {
+		return nil
+	}
 	return s.t.send(ctx, appendNotification(nil, method, params), nil)
 }
 

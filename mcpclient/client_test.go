@@ -157,7 +157,9 @@ func TestResumesStream(t *testing.T) {
 		}
 		lastID.Store(r.Header.Get("Last-Event-ID"))
 		w.Header().Set("Content-Type", "text/event-stream")
-		sseEvent(w, "ev-2", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"n":1.000000000000000000001}}`)
+		// Ids: 1 is the server/discover the fake refuses (it predates the
+		// stateless revision), 2 initialize, 3 the tools/call.
+		sseEvent(w, "ev-2", `{"jsonrpc":"2.0","id":3,"result":{"content":[],"n":1.000000000000000000001}}`)
 	}
 	s := connect(t, NewHTTP(serveFake(t, f), nil, nil), nil)
 	if !contains(s.InitializeResult(), "1.00000000000000000001") {
@@ -301,13 +303,17 @@ func TestConnectionsAreReused(t *testing.T) {
 	tr := NewHTTP(srv.URL, nil, nil)
 	tr.(*httpTransport).drainWait = time.Minute
 	s := connect(t, tr, nil)
+	// Connecting takes three POSTs now (the refused server/discover,
+	// initialize, initialized), and the pool may race a new dial against
+	// a connection on its way back after any of them: count from here.
+	before := conns.Load()
 	for range 10 {
 		if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := conns.Load(); got > 2 {
-		t.Errorf("%d connections opened for 10 calls, want at most 2", got)
+	if got := conns.Load() - before; got > 2 {
+		t.Errorf("%d connections opened for 10 calls, want at most 2 (one the GET stream's attempt may take, one a dial racing a connection's return)", got)
 	}
 }
 

@@ -25,13 +25,20 @@ func TestMain(m *testing.M) { fixture.RunWithEverything(m, &everythingBin) }
 // returns its endpoint.
 func everythingHTTP(t *testing.T) string {
 	t.Helper()
+	return everythingServe(t, "-stateless=false")
+}
+
+// everythingServe starts the fixture over Streamable HTTP with mode, its
+// -stateless flag, and returns its endpoint.
+func everythingServe(t *testing.T, mode string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(everythingBin, "-http="+addr, "-stateless=false")
+	cmd := exec.Command(everythingBin, "-http="+addr, mode)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

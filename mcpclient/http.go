@@ -112,6 +112,9 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	if p == nil || resp.StatusCode == http.StatusAccepted {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		if p != nil && t.isStateless() {
+			return errAccepted
+		}
 		return nil
 	}
 	return t.readReply(ctx, resp, p)
@@ -127,6 +130,9 @@ func (t *httpTransport) check(resp *http.Response) error {
 	t.mu.Unlock()
 	if resp.StatusCode == http.StatusNotFound && hadSession {
 		return ErrSessionMissing
+	}
+	if t.isStateless() {
+		return rpcRefusal(resp)
 	}
 	return refusal(resp)
 }

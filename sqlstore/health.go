@@ -8,7 +8,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-const healthColumns = `agent_id, skill_name, state, tools, last_error, last_error_at, last_call_at, updated_at`
+const healthColumns = `agent_id, skill_name, state, tools, last_error, last_error_at, last_call_at, updated_at, protocol_version`
 
 // PutSkillHealth creates or replaces the skill's health and sets its
 // UpdatedAt. Returns EINVALID if the skill does not exist. It does not bump
@@ -17,11 +17,12 @@ func (s *Store) PutSkillHealth(ctx context.Context, h *mcpgate.SkillHealth) erro
 	h.UpdatedAt = now()
 	h.LastErrorAt, h.LastCallAt = normalizePtr(h.LastErrorAt), normalizePtr(h.LastCallAt)
 	_, err := s.write.ExecContext(ctx, `INSERT INTO skill_health (`+healthColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (agent_id, skill_name) DO UPDATE
 		SET state = excluded.state, tools = excluded.tools, last_error = excluded.last_error,
-			last_error_at = excluded.last_error_at, last_call_at = excluded.last_call_at, updated_at = excluded.updated_at`,
-		h.AgentID, h.Skill, h.State, h.Tools, h.LastError, nullMicros(h.LastErrorAt), nullMicros(h.LastCallAt), micros(h.UpdatedAt))
+			last_error_at = excluded.last_error_at, last_call_at = excluded.last_call_at, updated_at = excluded.updated_at,
+			protocol_version = excluded.protocol_version`,
+		h.AgentID, h.Skill, h.State, h.Tools, h.LastError, nullMicros(h.LastErrorAt), nullMicros(h.LastCallAt), micros(h.UpdatedAt), h.ProtocolVersion)
 	if s.d.Violation(err).Kind == ForeignKeyViolation {
 		return mcpgate.Errorf(mcpgate.EINVALID, "agent %q has no skill %q", h.AgentID, h.Skill)
 	} else if err != nil {
@@ -47,7 +48,7 @@ func scanHealth(row scanner) (*mcpgate.SkillHealth, error) {
 	var h mcpgate.SkillHealth
 	var errAt, callAt sql.NullInt64
 	var updated int64
-	if err := row.Scan(&h.AgentID, &h.Skill, &h.State, &h.Tools, &h.LastError, &errAt, &callAt, &updated); err != nil {
+	if err := row.Scan(&h.AgentID, &h.Skill, &h.State, &h.Tools, &h.LastError, &errAt, &callAt, &updated, &h.ProtocolVersion); err != nil {
 		return nil, err
 	}
 	h.LastErrorAt, h.LastCallAt, h.UpdatedAt = timePtr(errAt), timePtr(callAt), fromMicros(updated)

@@ -388,6 +388,12 @@ func TestSkillHealth(t *testing.T) {
 	}
 	page = mustGet(t, f.mustSignIn(t, "alice"), "/ui/agents/shop/")
 	mustContain(t, page, `<span class="state-error">error</span>, 0 tools; last error: connection refused`)
+	h = &mcpgate.SkillHealth{AgentID: "shop", Skill: "up", State: mcpgate.HealthConnected, Tools: 2, ProtocolVersion: "2026-07-28"}
+	if err := f.store.PutSkillHealth(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	page = mustGet(t, f.mustSignIn(t, "alice"), "/ui/agents/shop/")
+	mustContain(t, page, `<span class="state-connected">connected</span>, 2 tools, protocol 2026-07-28`)
 }
 
 // TestStatic serves the stylesheet and script to anyone, under the same

@@ -75,7 +75,10 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 		n = mcpgate.NopNotifier{}
 	}
 	opts := tracedOptions(n, token, call.Trace)
-	raw, err := s.cs.Call(ctx, "tools/call", callParams(name, call.Arguments, token, call.Trace), opts)
+	if s.cs.Stateless() {
+		opts = withParamHeaders(opts, call.Tool.InputSchema, call.Arguments)
+	}
+	raw, err := s.call(ctx, "tools/call", callParams(name, call.Arguments, token, call.Trace), opts, call.Client)
 	if err != nil {
 		return nil, s, err
 	}

@@ -42,6 +42,16 @@ func (w *healthWriter) state(state string) {
 	})
 }
 
+// connected records a connection and the protocol revision negotiated on
+// it, writing them when either changed.
+func (w *healthWriter) connected(version string) {
+	w.update(context.Background(), func(h *mcpgate.SkillHealth) bool {
+		changed := h.State != mcpgate.HealthConnected || h.ProtocolVersion != version
+		h.State, h.ProtocolVersion = mcpgate.HealthConnected, version
+		return changed
+	})
+}
+
 // failed records an error.
 func (w *healthWriter) failed(err error) {
 	now := time.Now()

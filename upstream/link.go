@@ -54,6 +54,8 @@ type link struct {
 	ownFull    bool                         // maxOwnSessions was reached and logged
 	subs       map[string]map[string]string // upstream URI → downstream session → URI it subscribed as
 	caps       *serverCaps
+	relisten   context.CancelFunc // ends the current subscriptions/listen request, so that it starts again
+	cache      listCache          // a stateless upstream's listings, while their ttlMs lasts
 
 	health healthWriter
 }
@@ -160,9 +162,14 @@ func (l *link) serve(s *session) error {
 	l.mu.Lock()
 	l.caps = parseServerCaps(s.cs.Capabilities())
 	l.mu.Unlock()
+	l.cache.drop()
 	l.setState(s, false, nil)
 	l.discover(s)
-	l.resubscribe(s)
+	if s.cs.Stateless() {
+		go l.listen(s)
+	} else {
+		l.resubscribe(s)
+	}
 	for {
 		select {
 		case <-s.closed:
@@ -212,7 +219,7 @@ func (l *link) setState(s *session, connecting bool, err error) {
 	case connecting:
 		l.health.state(mcpgate.HealthConnecting)
 	case s != nil:
-		l.health.state(mcpgate.HealthConnected)
+		l.health.connected(s.cs.ProtocolVersion())
 	}
 }
 
@@ -262,7 +269,9 @@ func (l *link) sessionFor(ctx context.Context, sessionID string, client mcpgate.
 	if sessionID == "" {
 		sessionID = scopeOf(client)
 	}
-	if sessionID == "" || !wantsOwnSession(client) {
+	if sessionID == "" || !wantsOwnSession(client) || l.stateless() {
+		// A stateless upstream gets each request's capabilities with
+		// the request: the pooled session serves every host.
 		return l.mainSession(ctx)
 	}
 	for {
@@ -413,6 +422,7 @@ func (l *link) toolsChanged() {
 // listChanged passes a resources or prompts list_changed to the agent's
 // sessions.
 func (l *link) listChanged(method string) {
+	l.cache.drop(changedListings[method]...)
 	if l.m.sessions != nil {
 		l.m.sessions.NotifyAgent(l.current().AgentID, method, json.RawMessage(`{}`))
 	}

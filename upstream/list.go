@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -136,11 +137,15 @@ func (l *link) listItems(ctx context.Context, ls *listing) ([]item, error) {
 	if caps != nil && !ls.offers(caps) {
 		return nil, errNoRelay
 	}
+	if items, ok := l.cache.get(ls.method); ok {
+		return items, nil
+	}
 	skill := l.name()
 	var items []item
+	var ttl time.Duration // the first page's ttlMs, from a stateless upstream
 	cursor := ""
 	for range maxPages {
-		raw, err := l.relayed(ctx, nil, ls.method, cursorParams(cursor), mcpgate.TraceContext{})
+		raw, err := l.relayed(ctx, nil, nil, ls.method, cursorParams(cursor), mcpgate.TraceContext{})
 		if err != nil {
 			return items, err
 		}
@@ -156,9 +161,13 @@ func (l *link) listItems(ctx context.Context, ls *listing) ([]item, error) {
 				items = append(items, item{skill: skill, key: key, raw: r})
 			}
 		}
+		if cursor == "" && l.stateless() {
+			ttl = pageTTL(page)
+		}
 		var next string
 		_ = json.Unmarshal(page["nextCursor"], &next)
 		if next == "" || next == cursor {
+			l.cache.put(ls.method, items, ttl)
 			return items, nil
 		}
 		cursor = next

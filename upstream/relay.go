@@ -121,8 +121,9 @@ func (m *Manager) Relay(ctx context.Context, f *mcpgate.Forward) (json.RawMessag
 // relayed runs one request on the link's pooled session, mapping errors
 // for the caller, with trace context tc as HTTP headers when set. The
 // upstream's log messages about the request, and a pause of its stream,
-// reach n when it is not nil.
-func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, method string, params json.RawMessage, tc mcpgate.TraceContext) (json.RawMessage, error) {
+// reach n when it is not nil. On a stateless upstream the input it asks
+// for goes to client (see session.call), which may be nil.
+func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, client mcpgate.ClientRequester, method string, params json.RawMessage, tc mcpgate.TraceContext) (json.RawMessage, error) {
 	sk := l.current()
 	timeout := sk.CallTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -131,7 +132,7 @@ func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, method string, p
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
-	raw, err := s.cs.Call(ctx, method, params, tracedOptions(n, "", tc))
+	raw, err := s.call(ctx, method, params, tracedOptions(n, "", tc), client)
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
@@ -145,8 +146,8 @@ func (l *link) relayed(ctx context.Context, n mcpgate.Notifier, method string, p
 // reach the call; every other request goes on the pooled session, as
 // relayed does.
 func (l *link) relayedAsking(ctx context.Context, f *mcpgate.Forward, params json.RawMessage) (json.RawMessage, error) {
-	if scopeOf(f.Client) == "" || !wantsOwnSession(f.Client) {
-		return l.relayed(ctx, f.Notifier, f.Method, params, f.Trace)
+	if scopeOf(f.Client) == "" || !wantsOwnSession(f.Client) || l.stateless() {
+		return l.relayed(ctx, f.Notifier, f.Client, f.Method, params, f.Trace)
 	}
 	sk := l.current()
 	timeout := sk.CallTimeout()
@@ -325,7 +326,7 @@ func (m *Manager) complete(ctx context.Context, f *mcpgate.Forward) (json.RawMes
 	if string(newRef) != string(p.Ref) {
 		params = withRaw(f.Params, "ref", newRef)
 	}
-	return l.relayed(ctx, f.Notifier, f.Method, params, f.Trace)
+	return l.relayed(ctx, f.Notifier, f.Client, f.Method, params, f.Trace)
 }
 
 // subscription relays resources/subscribe and resources/unsubscribe: the
@@ -346,7 +347,13 @@ func (m *Manager) subscription(ctx context.Context, f *mcpgate.Forward) (json.Ra
 	if (subscribe && !first) || (!subscribe && !last) {
 		return json.RawMessage(`{}`), nil
 	}
-	_, err = l.relayed(ctx, nil, f.Method, uriParams(uri), f.Trace)
+	if l.stateless() {
+		// The stateless revision has no resources/subscribe: the link's
+		// subscriptions/listen stream asks for the URIs instead.
+		l.restartListen()
+		return json.RawMessage(`{}`), nil
+	}
+	_, err = l.relayed(ctx, nil, nil, f.Method, uriParams(uri), f.Trace)
 	if err != nil && subscribe {
 		l.recordSubscription(uri, p.URI, f.SessionID, false)
 		return nil, err

@@ -66,6 +66,9 @@ func dial(ctx context.Context, o *dialOptions) (*session, error) {
 	cs, err := mcpclient.Connect(ctx, t, &mcpclient.Options{
 		Name: o.m.clientName, Version: o.m.clientVersion, Capabilities: o.caps.raw(),
 		Notify: s.notified, Request: s.relayClientRequest, Logger: o.m.log,
+		// Without a level some servers send no log messages at all; the
+		// downstream side filters by each session's own level.
+		LogLevel: "debug",
 	})
 	if err != nil {
 		if s.child != nil {
@@ -74,9 +77,8 @@ func dial(ctx context.Context, o *dialOptions) (*session, error) {
 		return nil, unavailable(o.skill, err)
 	}
 	s.cs = cs
-	if parseServerCaps(cs.Capabilities()).Logging != nil {
-		// Without a level some servers send no log messages at all; the
-		// downstream side filters by each session's own level.
+	if parseServerCaps(cs.Capabilities()).Logging != nil && !cs.Stateless() {
+		// As LogLevel above, for the revisions with logging/setLevel.
 		_, _ = cs.Call(ctx, "logging/setLevel", json.RawMessage(`{"level":"debug"}`), nil)
 	}
 	go s.watch()

@@ -41,7 +41,9 @@ func pollingServer() *sdk.Server {
 func countSessions(opened *atomic.Int32, refuse *atomic.Bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			// The client's server/discover probe, which this upstream
+			// (sessions only) refuses, opens none.
+			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Method") != "server/discover" {
 				opened.Add(1)
 			}
 			if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" && refuse.Load() {

@@ -134,6 +134,9 @@ func findHealth(health []*mcpgate.SkillHealth, skill string) *mcpgate.SkillHealt
 // printHealth writes an upstream connection's state.
 func printHealth(w io.Writer, h *mcpgate.SkillHealth) {
 	fmt.Fprintf(w, "  state: %s, %d tools (as of %s)\n", h.State, h.Tools, h.UpdatedAt.Format(time.RFC3339))
+	if h.ProtocolVersion != "" {
+		fmt.Fprintf(w, "  protocol: %s\n", h.ProtocolVersion)
+	}
 	if h.LastError != "" && h.LastErrorAt != nil {
 		fmt.Fprintf(w, "  last error: %s (%s)\n", h.LastError, h.LastErrorAt.Format(time.RFC3339))
 	}

@@ -35,7 +35,7 @@ func testHealthPutAndList(t *testing.T, s mcpgate.Store) {
 	mustHealthSkills(t, s)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 678912345, time.FixedZone("X", 3600))
 	want := []*mcpgate.SkillHealth{
-		{AgentID: "a1", Skill: "s1", State: mcpgate.HealthConnected, Tools: 3, LastCallAt: &at},
+		{AgentID: "a1", Skill: "s1", State: mcpgate.HealthConnected, Tools: 3, LastCallAt: &at, ProtocolVersion: "2026-07-28"},
 		{AgentID: "a1", Skill: "s2", State: mcpgate.HealthError, LastError: "connection refused", LastErrorAt: &at},
 		{AgentID: "a2", Skill: "s1", State: mcpgate.HealthConnecting},
 	}
@@ -63,7 +63,7 @@ func testHealthReplace(t *testing.T, s mcpgate.Store) {
 	must(t, s.PutSkillHealth(ctx, h))
 	first := h.UpdatedAt
 	tick(first)
-	h = &mcpgate.SkillHealth{AgentID: "a1", Skill: "s1", State: mcpgate.HealthConnected, Tools: 7}
+	h = &mcpgate.SkillHealth{AgentID: "a1", Skill: "s1", State: mcpgate.HealthConnected, Tools: 7, ProtocolVersion: "2025-11-25"}
 	must(t, s.PutSkillHealth(ctx, h))
 	if !h.UpdatedAt.After(first) {
 		t.Errorf("UpdatedAt = %v, want after %v", h.UpdatedAt, first)
