@@ -21,6 +21,24 @@ type ClientRequester interface {
 	RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
+// inputKeyContext is the context key of WithInputKey.
+type inputKeyContext struct{}
+
+// WithInputKey returns ctx carrying the key under which an upstream of the
+// 2026-07-28 revision named an input request. A client of that revision
+// asked for input through the gateway (InputRequiredResult) then sees the
+// request under the upstream's own key where it can, as if it spoke to
+// the upstream itself; other clients ignore it.
+func WithInputKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, inputKeyContext{}, key)
+}
+
+// InputKey returns the key WithInputKey put in ctx, or "".
+func InputKey(ctx context.Context) string {
+	key, _ := ctx.Value(inputKeyContext{}).(string)
+	return key
+}
+
 // RPCError is a JSON-RPC error to pass through as it is: an upstream
 // server's error on a relayed request, or a client's error on a
 // server→client request.

@@ -251,7 +251,7 @@ func (h *heldCall) scope() string { return "mrtr-" + h.id }
 // waits for the client's answer in a retry.
 func (h *heldCall) ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	in := &inputRequest{method: method, params: params, answer: make(chan clientResponse, 1)}
-	key := h.add(in)
+	key := h.add(in, mcpgate.InputKey(ctx))
 	defer h.forget(key)
 	select {
 	case a := <-in.answer:
@@ -263,11 +263,16 @@ func (h *heldCall) ask(ctx context.Context, method string, params json.RawMessag
 	}
 }
 
-// add registers a pending request under a new key and wakes the round.
-func (h *heldCall) add(in *inputRequest) string {
+// add registers a pending request under a new key, the one its upstream
+// gave it (want) when no other pending request has it, and wakes the
+// round.
+func (h *heldCall) add(in *inputRequest, want string) string {
 	h.mu.Lock()
 	h.seq++
 	key := inputKey(in.method, h.seq)
+	if _, taken := h.pending[want]; want != "" && !taken {
+		key = want
+	}
 	h.pending[key] = in
 	h.mu.Unlock()
 	select {

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/mcpclient"
@@ -80,28 +84,60 @@ func withCapabilities(opts *mcpclient.CallOptions, client mcpgate.ClientRequeste
 	return &o
 }
 
-// answerInputs asks the host behind client each of an upstream's input
-// requests, in turn, and returns the answers by the upstream's keys. A
-// request the host did not declare the capability for, or one it answers
-// with an error, fails them all with that error.
+// answerInputs asks the host behind client all of an upstream's input
+// requests at once, each under the upstream's key (mcpgate.WithInputKey),
+// and returns the answers by those keys. A request the host did not
+// declare the capability for, or one it answers with an error, fails them
+// all with that error.
 func answerInputs(ctx context.Context, client mcpgate.ClientRequester, reqs map[string]inputRequest) (map[string]json.RawMessage, error) {
-	answers := make(map[string]json.RawMessage, len(reqs))
-	for key, r := range reqs {
-		if !serverToClient[r.Method] {
-			return nil, &mcpgate.RPCError{Code: -32601, Message: "the upstream asked for input by " + r.Method + ", which the gateway does not relay"}
-		}
-		if client == nil || !hostCaps(client.ClientCapabilities()).declares(r.Method) {
-			return nil, &mcpgate.RPCError{Code: -32603, Message: "the upstream needs " + r.Method + ", which the MCP client did not declare"}
-		}
-		params := r.Params
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage(`{}`)
-		}
-		raw, err := client.RequestClient(ctx, r.Method, params)
-		if err != nil {
+	for _, r := range reqs {
+		if err := checkInput(client, r.Method); err != nil {
 			return nil, err
 		}
-		answers[key] = raw
 	}
-	return answers, nil
+	keys := slices.Sorted(maps.Keys(reqs))
+	answers, errs := make([]json.RawMessage, len(keys)), make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, key := range keys {
+		wg.Go(func() { answers[i], errs[i] = askInput(mcpgate.WithInputKey(ctx, key), client, reqs[key]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, firstError(errs)
+	}
+	byKey := make(map[string]json.RawMessage, len(keys))
+	for i, key := range keys {
+		byKey[key] = answers[i]
+	}
+	return byKey, nil
+}
+
+// checkInput refuses an input request the gateway cannot relay to client.
+func checkInput(client mcpgate.ClientRequester, method string) error {
+	if !serverToClient[method] {
+		return &mcpgate.RPCError{Code: -32601, Message: "the upstream asked for input by " + method + ", which the gateway does not relay"}
+	}
+	if client == nil || !hostCaps(client.ClientCapabilities()).declares(method) {
+		return &mcpgate.RPCError{Code: -32603, Message: "the upstream needs " + method + ", which the MCP client did not declare"}
+	}
+	return nil
+}
+
+// askInput sends one input request to the host and returns its answer.
+func askInput(ctx context.Context, client mcpgate.ClientRequester, r inputRequest) (json.RawMessage, error) {
+	params := r.Params
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage(`{}`)
+	}
+	return client.RequestClient(ctx, r.Method, params)
+}
+
+// firstError returns the first of errs that is not nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
