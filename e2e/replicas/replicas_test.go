@@ -2,8 +2,8 @@ package replicas
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 )
 
 // TestReplicas starts three replicas behind the round-robin proxy once and
