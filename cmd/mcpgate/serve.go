@@ -311,7 +311,7 @@ func (m *Main) wire() error {
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
 	m.tasks = m.newTasks(gw, hub)
-	m.mcp = m.newMCP(gw, hub)
+	m.mcp = m.newMCP(gw, hub, m.newPeers(b))
 	m.watchGauges(met)
 	m.subscribe(hub)
 	srv, err := m.newServer(gw, b, met, hub)

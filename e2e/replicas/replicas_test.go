@@ -13,6 +13,7 @@ func TestReplicas(t *testing.T) {
 	e := startEnv(t)
 	waitServed(t, e, "everything")
 	t.Run("client", func(t *testing.T) { t.Parallel(); testClient(t, e) })
+	t.Run("conformance", func(t *testing.T) { t.Parallel(); testConformance(t, e) })
 }
 
 // waitServed waits until agent's tools are listed on every replica (the
