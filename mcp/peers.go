@@ -36,12 +36,12 @@ type Peers interface {
 
 // Kinds of peerMessage.
 const (
-	peerAnswer  = "answer"  // a client's response to a request of the recipient
-	peerCancel  = "cancel"  // notifications/cancelled for a call somewhere
-	peerNotify  = "notify"  // a notification for a session's GET stream somewhere
-	peerResume  = "resume"  // the sender's client resumes a stream of the recipient
-	peerEvents  = "events"  // events of a resumed stream, for the sender's client
-	peerDetach  = "detach"  // the resuming client went: stop sending events
+	peerAnswer  = "answer" // a client's response to a request of the recipient
+	peerCancel  = "cancel" // notifications/cancelled for a call somewhere
+	peerNotify  = "notify" // a notification for a session's GET stream somewhere
+	peerResume  = "resume" // the sender's client resumes a stream of the recipient
+	peerEvents  = "events" // events of a resumed stream, for the sender's client
+	peerDetach  = "detach" // the resuming client went: stop sending events
 	peerTimeout = 5 * time.Second
 )
 

@@ -74,7 +74,7 @@ func (m *Main) newPeers(b *bus.Bus) mcp.Peers {
 // through peers (nil with one process).
 func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub, peers mcp.Peers) *mcp.Server {
 	return mcp.New(&mcp.Options{
-		Peers: peers,
+		Peers:    peers,
 		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
