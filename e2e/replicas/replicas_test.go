@@ -14,6 +14,10 @@ func TestReplicas(t *testing.T) {
 	waitServed(t, e, "everything")
 	t.Run("client", func(t *testing.T) { t.Parallel(); testClient(t, e) })
 	t.Run("conformance", func(t *testing.T) { t.Parallel(); testConformance(t, e) })
+	t.Run("elicitation", func(t *testing.T) { t.Parallel(); testElicitationElsewhere(t, e) })
+	t.Run("resume", func(t *testing.T) { t.Parallel(); testResumeElsewhere(t, e) })
+	t.Run("approval", func(t *testing.T) { t.Parallel(); testApprovalElsewhere(t, e) })
+	t.Run("ratelimit", func(t *testing.T) { t.Parallel(); testSharedRateLimit(t, e) })
 }
 
 // waitServed waits until agent's tools are listed on every replica (the

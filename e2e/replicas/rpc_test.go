@@ -151,4 +151,4 @@ func (s *rpcSession) toolNames() []string {
 	return names
 }
 
-var _ = event.message // used by the resumption and elicitation proofs
+
