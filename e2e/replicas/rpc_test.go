@@ -150,5 +150,3 @@ func (s *rpcSession) toolNames() []string {
 	}
 	return names
 }
-
-
