@@ -18,6 +18,8 @@ func TestReplicas(t *testing.T) {
 	t.Run("resume", func(t *testing.T) { t.Parallel(); testResumeElsewhere(t, e) })
 	t.Run("approval", func(t *testing.T) { t.Parallel(); testApprovalElsewhere(t, e) })
 	t.Run("ratelimit", func(t *testing.T) { t.Parallel(); testSharedRateLimit(t, e) })
+	t.Run("agent", func(t *testing.T) { t.Parallel(); testAgentElsewhere(t, e) })
+	t.Run("cancel", func(t *testing.T) { t.Parallel(); testCancelElsewhere(t, e) })
 }
 
 // waitServed waits until agent's tools are listed on every replica (the

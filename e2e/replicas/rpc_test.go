@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rpcSession is a raw MCP session over HTTP, for what the SDK client does
@@ -19,6 +20,10 @@ type rpcSession struct {
 	key string
 	id  string
 }
+
+// rpcClient bounds each exchange, reading included, so that a call that
+// never ends fails its test instead of hanging the package.
+var rpcClient = &http.Client{Timeout: 90 * time.Second}
 
 // rpcReply is a JSON-RPC message with the HTTP status it came with.
 type rpcReply struct {
@@ -68,7 +73,7 @@ func (s *rpcSession) send(body, lastEventID string) *http.Response {
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := rpcClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}

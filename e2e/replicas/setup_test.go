@@ -139,7 +139,7 @@ func startEnv(t *testing.T) *env {
 	t.Helper()
 	dsn := pgtest.Database(t, pgtest.Admin(t))
 	fixture := filepath.Join(tools, "everything-server")
-	if err := cluster.BuildPackage(fixture, everythingServer); err != nil {
+	if err := buildOnce(fixture, everythingServer); err != nil {
 		t.Fatal(err)
 	}
 	addr, err := freeAddr()
@@ -159,6 +159,19 @@ func startEnv(t *testing.T) *env {
 	return &env{Cluster: c, key: key, rest: rest}
 }
 
+// built guards buildOnce.
+var built sync.Mutex
+
+// buildOnce builds pkg to out unless out exists.
+func buildOnce(out, pkg string) error {
+	built.Lock()
+	defer built.Unlock()
+	if _, err := os.Stat(out); err == nil {
+		return nil
+	}
+	return cluster.BuildPackage(out, pkg)
+}
+
 // freeAddr returns a loopback address with a port free at the time.
 func freeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -172,8 +185,16 @@ func freeAddr() (string, error) {
 // startProcess starts a helper program, killed when t ends.
 func startProcess(t *testing.T, name string, args ...string) *cluster.Buffer {
 	t.Helper()
+	return startProcessEnv(t, nil, name, args...)
+}
+
+// startProcessEnv starts a helper program with env added, killed when t
+// ends.
+func startProcessEnv(t *testing.T, env []string, name string, args ...string) *cluster.Buffer {
+	t.Helper()
 	out := &cluster.Buffer{}
 	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
