@@ -41,6 +41,7 @@ func testConformance(t *testing.T, e *env) {
 	url := e.Front(t, http.Header{"Authorization": {"Bearer " + e.key}}) + "/everything/mcp"
 	for _, scenario := range relayScenarios {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel() // each scenario has its own sessions
 			for _, c := range runScenarioSettled(t, url, scenario) {
 				switch why, known := fixtureDropsResumedResult[c.ID]; {
 				case c.Status == "SUCCESS" || c.Status == "INFO":

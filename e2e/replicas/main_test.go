@@ -5,13 +5,17 @@
 // upstream, an agent worker, and plain HTTP.
 //
 // It is a package of its own so that its time does not count against the
-// e2e package's. Without MCPGATE_TEST_POSTGRES its tests are skipped.
+// e2e package's. Without MCPGATE_TEST_POSTGRES its tests are skipped. One
+// cluster serves every test; the tests, and the conformance scenarios,
+// run four at a time (they wait on processes more than on the CPU).
 package replicas
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/mcpgate/mcpgate/e2e/cluster"
@@ -39,8 +43,20 @@ func TestMain(m *testing.M) {
 	} else if err := cluster.EnsureNodeDeps(e2eDir); err != nil {
 		fmt.Fprintln(os.Stderr, "replicas:", err)
 	} else {
+		allowParallel(4)
 		code = m.Run()
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// allowParallel lets n parallel tests run at once unless -test.parallel
+// was given: they mostly wait on child processes, not on the CPU.
+func allowParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
