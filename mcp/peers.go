@@ -32,6 +32,9 @@ type Peers interface {
 	// Messages returns the channel on which the messages for this replica
 	// arrive; it is closed when Peers stops.
 	Messages() <-chan []byte
+	// Collect returns the messages sent to key (a name that is no
+	// replica's instance) that are still kept, oldest first.
+	Collect(ctx context.Context, key string) ([][]byte, error)
 }
 
 // Kinds of peerMessage.
@@ -58,6 +61,15 @@ type peerMessage struct {
 	Known   bool            `json:"kn,omitempty"`
 	Events  []byte          `json:"e,omitempty"`
 	Closed  bool            `json:"c,omitempty"`
+	Handed  []handedEvent   `json:"h,omitempty"` // a stream handed over
+}
+
+// marshalPeer and unmarshalPeer encode and decode a peerMessage.
+func marshalPeer(m *peerMessage) ([]byte, error) { return json.Marshal(m) }
+func unmarshalPeer(b []byte) (*peerMessage, error) {
+	var m peerMessage
+	err := json.Unmarshal(b, &m)
+	return &m, err
 }
 
 // remoteSet is the resumptions this replica serves for streams held

@@ -174,5 +174,8 @@ func (s *Server) resumeElsewhere(w http.ResponseWriter, r *http.Request, ls *liv
 		return false
 	}
 	owner := s.owner(id)
-	return owner != "" && s.serveRemote(w, r, ls, owner, id, seq)
+	if owner == "" {
+		return false
+	}
+	return s.serveHandedOver(w, r, ls, id, seq) || s.serveRemote(w, r, ls, owner, id, seq)
 }

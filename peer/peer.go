@@ -134,6 +134,23 @@ func (p *Peers) Send(ctx context.Context, to string, body []byte) error {
 	return nil
 }
 
+// Collect returns the bodies of the messages sent to key that are still
+// kept, oldest first: what a replica leaves for whichever replica needs it
+// later, such as a stream's replay handed over before it exits.
+func (p *Peers) Collect(ctx context.Context, key string) ([][]byte, error) {
+	msgs, err := p.store.PeerMessages(ctx, key, time.Now().Add(-p.keep))
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, m := range msgs {
+		if m.To == key {
+			out = append(out, m.Body)
+		}
+	}
+	return out, nil
+}
+
 // Close stops receiving and closes Messages.
 func (p *Peers) Close() error {
 	p.stop()

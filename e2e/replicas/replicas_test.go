@@ -12,14 +12,18 @@ import (
 func TestReplicas(t *testing.T) {
 	e := startEnv(t)
 	waitServed(t, e, "everything")
-	t.Run("client", func(t *testing.T) { t.Parallel(); testClient(t, e) })
-	t.Run("conformance", func(t *testing.T) { t.Parallel(); testConformance(t, e) })
-	t.Run("elicitation", func(t *testing.T) { t.Parallel(); testElicitationElsewhere(t, e) })
-	t.Run("resume", func(t *testing.T) { t.Parallel(); testResumeElsewhere(t, e) })
-	t.Run("approval", func(t *testing.T) { t.Parallel(); testApprovalElsewhere(t, e) })
-	t.Run("ratelimit", func(t *testing.T) { t.Parallel(); testSharedRateLimit(t, e) })
-	t.Run("agent", func(t *testing.T) { t.Parallel(); testAgentElsewhere(t, e) })
-	t.Run("cancel", func(t *testing.T) { t.Parallel(); testCancelElsewhere(t, e) })
+	t.Run("group", func(t *testing.T) {
+		t.Run("client", func(t *testing.T) { t.Parallel(); testClient(t, e) })
+		t.Run("conformance", func(t *testing.T) { t.Parallel(); testConformance(t, e) })
+		t.Run("elicitation", func(t *testing.T) { t.Parallel(); testElicitationElsewhere(t, e) })
+		t.Run("resume", func(t *testing.T) { t.Parallel(); testResumeElsewhere(t, e) })
+		t.Run("approval", func(t *testing.T) { t.Parallel(); testApprovalElsewhere(t, e) })
+		t.Run("ratelimit", func(t *testing.T) { t.Parallel(); testSharedRateLimit(t, e) })
+		t.Run("agent", func(t *testing.T) { t.Parallel(); testAgentElsewhere(t, e) })
+		t.Run("cancel", func(t *testing.T) { t.Parallel(); testCancelElsewhere(t, e) })
+	})
+	// After the group, which sends requests to replica 0 directly.
+	t.Run("handover", func(t *testing.T) { testHandOver(t, e) })
 }
 
 // waitServed waits until agent's tools are listed on every replica (the

@@ -183,3 +183,38 @@ func testSharedRateLimit(t *testing.T, e *env) {
 
 // itoa formats a small int.
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// testHandOver opens the session's GET stream on replica 0, gets a
+// notification on it, and drains replica 0 (SIGTERM): once it has exited,
+// a resumption with Last-Event-ID on replica 1 still replays what replica
+// 0 sent, from the handover replica 0 stored before exiting. Replica 0 is
+// started again afterwards.
+func testHandOver(t *testing.T, e *env) {
+	s := openRPC(t, e.URL+"/everything/mcp", e.key, `{}`)
+	get := s.on(e, 0, "everything").send("", "")
+	ev := newEvents(get.Body)
+	prime, ok := ev.nextAny()
+	if !ok || prime.id == "" {
+		t.Fatalf("GET on replica 0: HTTP %d, no priming event", get.StatusCode)
+	}
+	if r := s.on(e, 0, "everything").post(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`); r.Error != nil {
+		t.Fatalf("subscribe: %s", r.Body)
+	}
+	first := nextMessage(t, ev, func(m *rpcReply) bool { return m.Method != "" })
+	get.Body.Close()
+	if err := e.Replica(0).Term(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Replica(0).Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	resumed := s.on(e, 1, "everything").send("", prime.id)
+	defer resumed.Body.Close()
+	rev := newEvents(resumed.Body)
+	replayed, ok := rev.next()
+	if !ok || replayed.message().Method != first.Method || !strings.HasPrefix(replayed.id, prime.id[:12]) {
+		t.Fatalf("after replica 0 exited, replica 1 replayed %q %q, want the %s replica 0 sent", replayed.id, replayed.data, first.Method)
+	}
+}
