@@ -2,6 +2,9 @@ package peer_test
 
 import (
 	"context"
+	"database/sql"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,10 +118,8 @@ func TestReconnectCatchesUp(t *testing.T) {
 	b := bus.New(&bus.Options{Store: s, Broker: broker})
 	t.Cleanup(func() { _ = b.Close() })
 	p := mustPeers(t, s, b, noPoll)
-	for pgtest.TerminateListeners(t, admin, dsn) == 0 { // wait until it listens
-		time.Sleep(20 * time.Millisecond)
-	}
-	mustNothing(t, p) // what the first reconnection woke is read
+	waitListening(t, admin, dsn)
+	mustNothing(t, p) // the read the first connection woke is over
 	if err := s.PutPeerMessage(ctx, &mcpgate.PeerMessage{From: "other", To: p.Instance(), Body: []byte("while down")}); err != nil {
 		t.Fatal(err)
 	}
@@ -127,4 +128,27 @@ func TestReconnectCatchesUp(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	mustReceive(t, p, "while down")
+}
+
+// waitListening waits until a listening connection is open on dsn's
+// database.
+func waitListening(t *testing.T, admin *sql.DB, dsn string) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		var n int
+		err := admin.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2`,
+			postgres.ListenerName, strings.TrimPrefix(u.Path, "/")).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no listening connection")
 }
