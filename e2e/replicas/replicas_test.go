@@ -21,6 +21,7 @@ func TestReplicas(t *testing.T) {
 		t.Run("ratelimit", func(t *testing.T) { t.Parallel(); testSharedRateLimit(t, e) })
 		t.Run("agent", func(t *testing.T) { t.Parallel(); testAgentElsewhere(t, e) })
 		t.Run("cancel", func(t *testing.T) { t.Parallel(); testCancelElsewhere(t, e) })
+		t.Run("notify", func(t *testing.T) { t.Parallel(); testNotifyElsewhere(t, e) })
 	})
 	// After the group, which sends requests to replica 0 directly.
 	t.Run("handover", func(t *testing.T) { testHandOver(t, e) })

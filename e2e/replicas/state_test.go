@@ -218,3 +218,24 @@ func testHandOver(t *testing.T, e *env) {
 		t.Fatalf("after replica 0 exited, replica 1 replayed %q %q, want the %s replica 0 sent", replayed.id, replayed.data, first.Method)
 	}
 }
+
+// testNotifyElsewhere holds the session's GET stream on replica 1 and
+// subscribes to a resource through replica 0: the upstream's
+// resources/updated reaches replica 0's link and is passed on to the GET
+// stream on replica 1.
+func testNotifyElsewhere(t *testing.T, e *env) {
+	s := openRPC(t, e.URL+"/everything/mcp", e.key, `{}`)
+	get := s.on(e, 1, "everything").send("", "")
+	defer get.Body.Close()
+	ev := newEvents(get.Body)
+	if _, ok := ev.nextAny(); !ok {
+		t.Fatalf("GET on replica 1: HTTP %d, no priming event", get.StatusCode)
+	}
+	if r := s.on(e, 0, "everything").post(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`); r.Error != nil {
+		t.Fatalf("subscribe on replica 0: %s", r.Body)
+	}
+	m := nextMessage(t, ev, func(m *rpcReply) bool { return m.Method != "" })
+	if m.Method != "notifications/resources/updated" {
+		t.Fatalf("the GET stream on replica 1 got %s", m.Body)
+	}
+}
