@@ -22,6 +22,7 @@ type Store interface {
 	FileStore
 	WebhookStore
 	TaskStore
+	PeerMessageStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

@@ -28,14 +28,9 @@ func (c *Config) Apply(ctx context.Context, store mcpgate.Store) (*Changes, erro
 		return nil, fmt.Errorf("apply %s: %w", c.File, err)
 	}
 	var changes *Changes
-	err = store.Tx(ctx, func(tx mcpgate.Store) error {
-		a := &applier{cfg: c, tx: tx, hashes: hashes, changes: &Changes{}, userIDs: map[string]string{}}
-		if err := a.run(ctx); err != nil {
-			return err
-		}
-		changes = a.changes
-		return nil
-	})
+	for try := 0; try == 0 || (try < applyTries && mcpgate.ErrorCode(err) == mcpgate.ECONFLICT); try++ {
+		changes, err = c.applyTx(ctx, store, hashes)
+	}
 	var ce *Error
 	if errors.As(err, &ce) {
 		return nil, ce // already names the file
@@ -43,6 +38,26 @@ func (c *Config) Apply(ctx context.Context, store mcpgate.Store) (*Changes, erro
 		return nil, fmt.Errorf("apply %s: %w", c.File, err)
 	}
 	return changes, nil
+}
+
+// applyTries bounds the transactions Apply runs: replicas starting together
+// apply the same file at once, and the one whose transaction commits second
+// finds a user or agent the first created (ECONFLICT); run again, it sees
+// them and changes nothing.
+const applyTries = 3
+
+// applyTx applies the config in one transaction.
+func (c *Config) applyTx(ctx context.Context, store mcpgate.Store, hashes map[string]string) (*Changes, error) {
+	var changes *Changes
+	err := store.Tx(ctx, func(tx mcpgate.Store) error {
+		a := &applier{cfg: c, tx: tx, hashes: hashes, changes: &Changes{}, userIDs: map[string]string{}}
+		if err := a.run(ctx); err != nil {
+			return err
+		}
+		changes = a.changes
+		return nil
+	})
+	return changes, err
 }
 
 // applier applies one config within one transaction.

@@ -17,12 +17,11 @@ import (
 // prefix). The client answers with a POST of a JSON-RPC response, which
 // resolves the waiting call.
 //
-// A response is matched only on the replica that sent the request: the
-// waiter lives in this replica's memory. A client whose POST reaches another
-// replica (a load balancer without session affinity) leaves the request
-// unanswered there, and the call waits until its context ends. Deployments
-// with several replicas must route a session's requests to one replica for
-// server→client requests to work.
+// The waiter lives in the memory of the replica that sent the request. A
+// client whose POST reaches another replica (a load balancer without
+// session affinity) has its answer passed on through Peers to the replica
+// its id names (see peers.go); without Peers such an answer is dropped and
+// the call waits until its context ends.
 
 // clientResponse is the client's answer to a server→client request.
 type clientResponse struct {
@@ -140,11 +139,20 @@ func (ls *liveSession) forget(id json.RawMessage) {
 	ls.mu.Unlock()
 }
 
-// deliver hands a client's response to the request waiting for it. Responses
-// to unknown requests, or to requests no longer waited for, are dropped.
-func (ls *liveSession) deliver(m *message) {
+// deliver hands a client's response to the request waiting for it, here
+// or, through Peers, on the replica that sent the request.
+func (s *Server) deliver(ls *liveSession, m *message) {
+	if !ls.deliver(m) {
+		s.forwardAnswer(ls, m)
+	}
+}
+
+// deliver hands a client's response to the request waiting for it in this
+// replica, reporting whether there was one. Responses to unknown requests,
+// or to requests no longer waited for, are dropped.
+func (ls *liveSession) deliver(m *message) bool {
 	if !validID(m.ID) {
-		return
+		return false
 	}
 	key := idKey(m.ID)
 	ls.mu.Lock()
@@ -152,13 +160,14 @@ func (ls *liveSession) deliver(m *message) {
 	delete(ls.waiters, key)
 	ls.mu.Unlock()
 	if ch == nil {
-		return
+		return false
 	}
 	if m.Error != nil {
 		ch <- clientResponse{err: parseClientError(m.Error)}
-		return
+		return true
 	}
 	ch <- clientResponse{result: bytes.Clone(m.Result)}
+	return true
 }
 
 // parseClientError decodes the error member of a client's response.

@@ -23,6 +23,9 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, agent *mcpgate
 	defer ls.release()
 	sk := newConnSink()
 	st, after := s.resumable(ls, r.Header.Get("Last-Event-ID"))
+	if st == nil && s.resumeElsewhere(w, r, ls, r.Header.Get("Last-Event-ID")) {
+		return
+	}
 	if st == nil {
 		st = s.openGetStream(ls)
 		if primesStreams(ls.version) {

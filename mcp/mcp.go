@@ -105,6 +105,12 @@ type Options struct {
 	InputWait time.Duration
 	// Now returns the current time (default time.Now); tests set it.
 	Now func() time.Time
+	// Peers, when set, carries to the replica holding them what a request
+	// on this one concerns: answers to server→client requests,
+	// cancellations, notifications for sessions whose GET stream is
+	// elsewhere, and resumptions of streams (see Peers). Its Instance
+	// prefixes this Server's stream and request ids.
+	Peers Peers
 }
 
 // Gateway is what the transport needs from the rest of the gateway. A
@@ -180,6 +186,10 @@ type Server struct {
 	bufs sync.Pool
 	// listeners are the open subscriptions/listen streams (2026-07-28).
 	listeners listenerSet
+	// peers reach the other replicas (nil: none), and remotes are the
+	// resumptions served across replicas.
+	peers   Peers
+	remotes remoteSet
 	// sse counts the SSE responses being written.
 	sse  atomic.Int64
 	base context.Context
@@ -215,6 +225,10 @@ func New(opts *Options) *Server {
 	s.relayer, _ = opts.Gateway.(Relayer)
 	s.pausers, _ = opts.Gateway.(StreamPausers)
 	s.setDefaults()
+	if opts.Peers != nil {
+		s.peers, s.instance = opts.Peers, opts.Peers.Instance()
+		go s.receivePeers(opts.Peers.Messages())
+	}
 	return s
 }
 

@@ -73,7 +73,10 @@ func (s *Server) notification(ls *liveSession, m *message) {
 		return
 	}
 	reason, _ := jsonString(p.Reason)
-	ls.cancelCall(idKey(p.RequestID), reason)
+	if key := idKey(p.RequestID); !ls.cancelCall(key, reason) {
+		// The call may run on another replica: whichever holds it cancels it.
+		s.sendPeer("", &peerMessage{Kind: peerCancel, Session: ls.id, Key: key})
+	}
 }
 
 // setLevel handles logging/setLevel: the session's minimum level of

@@ -32,23 +32,24 @@ func (s *Server) NotifyAgent(agentID, method string, params json.RawMessage) {
 	s.notifyAgent(agentID, appendNotification(nil, method, params))
 }
 
-// NotifySession sends a notification on the session's GET stream, if this
-// replica serves the session and it has one open; or, for the scope of a
-// subscriptions/listen stream's resource subscriptions, on that stream.
-// Nil params are left out.
+// NotifySession sends a notification on the session's GET stream: here,
+// when this replica holds it, else, through Peers, on the replica that
+// does; or, for the scope of a subscriptions/listen stream's resource
+// subscriptions held here, on that stream. A session with no GET stream
+// open misses it. Nil params are left out.
 func (s *Server) NotifySession(sessionID, method string, params json.RawMessage) {
 	if !validNotification(params) {
 		s.log.Error("mcp: notification params are not a JSON object", "method", method)
 		return
 	}
-	s.mu.RLock()
-	ls := s.live[sessionID]
-	s.mu.RUnlock()
-	if ls != nil {
-		ls.emitOnGet(appendNotification(nil, method, params))
+	msg := appendNotification(nil, method, params)
+	if ls := s.liveSession(sessionID); ls != nil && ls.emitOnGet(msg) {
 		return
 	}
-	s.listeners.notifyScope(sessionID, method, params)
+	if s.listeners.notifyScope(sessionID, method, params) {
+		return
+	}
+	s.sendPeer("", &peerMessage{Kind: peerNotify, Session: sessionID, Msg: msg})
 }
 
 // validNotification reports whether params are absent or a JSON object.

@@ -109,7 +109,7 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, agent *mcp
 		s.notification(ls, m)
 		w.WriteHeader(http.StatusAccepted)
 	case kindResponse:
-		ls.deliver(m) // the answer to a server→client request
+		s.deliver(ls, m) // the answer to a server→client request
 		w.WriteHeader(http.StatusAccepted)
 	}
 }
@@ -149,7 +149,7 @@ func (s *Server) batchEntry(r *http.Request, ls *liveSession, agent *mcpgate.Age
 	case m.kind == kindNotification:
 		s.notification(ls, m)
 	case m.kind == kindResponse:
-		ls.deliver(m)
+		s.deliver(ls, m)
 	case m.kind != kindRequest:
 	case m.method == "initialize":
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: initialize must not be part of a batch"})

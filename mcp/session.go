@@ -356,12 +356,14 @@ func (ls *liveSession) endCall(key string, cancel context.CancelCauseFunc) {
 	cancel(nil)
 }
 
-// cancelCall cancels the call in flight with the given request id, if any.
-func (ls *liveSession) cancelCall(key, reason string) {
+// cancelCall cancels the call in flight with the given request id, if any,
+// reporting whether there was one.
+func (ls *liveSession) cancelCall(key, reason string) bool {
 	ls.mu.Lock()
 	cancel := ls.calls[key]
 	ls.mu.Unlock()
 	if cancel != nil {
 		cancel(mcpgate.Errorf(mcpgate.ECANCELED, "the client cancelled the request: %s", reason))
 	}
+	return cancel != nil
 }

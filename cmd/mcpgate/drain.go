@@ -86,6 +86,7 @@ func (m *Main) Drain(ctx context.Context) error {
 	stop := m.keepPausingStreams()
 	err := m.http.Shutdown(ctx)
 	stop()
+	m.handOver()
 	if errors.Is(err, context.DeadlineExceeded) {
 		m.logger.Warn("drain timeout: cancelling the calls still in flight", "timeout", m.Config.drain.timeout)
 		return nil
@@ -116,4 +117,14 @@ func (m *Main) keepPausingStreams() (stop func()) {
 		}
 	})
 	return func() { close(done); wg.Wait() }
+}
+
+// handOver stores the replay of this replica's streams for the other
+// replicas, once no request can add to them.
+func (m *Main) handOver() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if n := m.mcp.HandOver(ctx); n > 0 {
+		m.logger.Info("draining: streams handed over to the other replicas", "streams", n)
+	}
 }

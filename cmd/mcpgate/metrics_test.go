@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/mcpgate/mcpgate/metrics"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/mcpgate/mcpgate/metrics"
 )
 
 // echoCallLine is the metrics line of one echo call on the shop agent.

@@ -321,7 +321,7 @@ func (m *Main) wire() error {
 	if err != nil {
 		return err
 	}
-	m.mcp = m.newMCP(gw, hub, signer)
+	m.mcp = m.newMCP(gw, hub, signer, m.newPeers(b))
 	m.watchGauges(met)
 	m.subscribe(hub)
 	srv, err := m.newServer(gw, b, met, hub)

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
+	"github.com/mcpgate/mcpgate/peer"
 	"github.com/mcpgate/mcpgate/postgres"
 	"github.com/mcpgate/mcpgate/rest"
 	"github.com/mcpgate/mcpgate/server"
@@ -56,11 +57,25 @@ func (m *Main) backends(b *bus.Bus, guard *netguard.Guard) map[mcpgate.SkillKind
 	}
 }
 
+// newPeers returns what carries the MCP transport's messages to the other
+// replicas through the store and the bus b: on PostgreSQL only, since a
+// SQLite data dir has one process. Close stops it.
+func (m *Main) newPeers(b *bus.Bus) mcp.Peers {
+	if m.Config.store.postgresDSN() == "" {
+		return nil
+	}
+	p := peer.New(&peer.Options{Store: m.store, Signals: b, Logger: m.logger})
+	m.closers = append(m.closers, p.Close)
+	return p
+}
+
 // newMCP returns the MCP transport in front of the gateway; it publishes
-// the sessions (and held 2026-07-28 calls) it stops serving on the hub, and
-// signs requestState with signer.
-func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub, signer mcp.StateSigner) *mcp.Server {
+// the sessions (and held 2026-07-28 calls) it stops serving on the hub,
+// signs requestState with signer, and reaches the other replicas through
+// peers (nil with one process).
+func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub, signer mcp.StateSigner, peers mcp.Peers) *mcp.Server {
 	return mcp.New(&mcp.Options{
+		Peers:    peers,
 		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed, RequestState: signer, InputWait: m.Config.InputWait,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,

@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Files", fileTests()},
 		{"Webhooks", webhookTests()},
 		{"Tasks", taskTests()},
+		{"PeerMessages", peerTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
