@@ -21,7 +21,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -31,9 +30,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/cluster"
 )
 
 // binary is the mcpgate binary built by TestMain.
@@ -47,9 +47,9 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "mcpgate")
 	code := 1
-	if err := build(binary); err != nil {
+	if err := cluster.Build(binary); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: build mcpgate:", err)
-	} else if err := ensureNodeDeps(); err != nil {
+	} else if err := cluster.EnsureNodeDeps("."); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 	} else {
 		allowParallel(4)
@@ -70,57 +70,6 @@ func allowParallel(n int) {
 	}
 }
 
-// build compiles ./cmd/mcpgate, with the race detector when the tests use it.
-func build(out string) error {
-	args := []string{"build", "-o", out}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, "../cmd/mcpgate")...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
-}
-
-// ensureNodeDeps runs npm ci unless the pinned SDK is already installed.
-func ensureNodeDeps() error {
-	if _, err := exec.LookPath("node"); err != nil {
-		return fmt.Errorf("node not found: the end-to-end tests drive the official MCP TypeScript SDK; install Node.js 20 or later")
-	}
-	var pkg struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	b, err := os.ReadFile("package.json")
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &pkg); err != nil {
-		return err
-	}
-	if installed(pkg.Dependencies) {
-		return nil
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("npm ci in e2e/: %w", err)
-	}
-	return nil
-}
-
-// installed reports whether node_modules holds exactly the pinned versions.
-func installed(deps map[string]string) bool {
-	for name, want := range deps {
-		b, err := os.ReadFile(filepath.Join("node_modules", name, "package.json"))
-		var have struct {
-			Version string `json:"version"`
-		}
-		if err != nil || json.Unmarshal(b, &have) != nil || have.Version != want {
-			return false
-		}
-	}
-	return true
-}
-
 // gateway is a running mcpgate serve process.
 type gateway struct {
 	t      *testing.T
@@ -132,24 +81,7 @@ type gateway struct {
 }
 
 // lockedBuffer is a buffer written by a process and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// String returns everything written so far.
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = cluster.Buffer
 
 // listening finds the address in the log line, text or JSON.
 var listening = regexp.MustCompile(`mcpgate listening"(?: addr=|,"addr":")([^\s"]+)`)

@@ -1,0 +1,51 @@
+package replicas
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReplicas starts three replicas behind the round-robin proxy once and
+// runs every proof against them, in parallel: each subtest uses its own
+// sessions, and the proxy sends each request to the next replica.
+func TestReplicas(t *testing.T) {
+	e := startEnv(t)
+	waitServed(t, e, "everything")
+	t.Run("client", func(t *testing.T) { t.Parallel(); testClient(t, e) })
+}
+
+// waitServed waits until agent's tools are listed on every replica (the
+// relayed upstream's links connect in the background).
+func waitServed(t *testing.T, e *env, agent string) {
+	t.Helper()
+	for _, r := range e.Replicas {
+		waitUntil(t, 90*time.Second, "tools of "+agent+" on replica "+r.Addr, func() bool {
+			return len(openRPC(t, r.URL+"/"+agent+"/mcp", e.key, "{}").toolNames()) > 0
+		})
+	}
+}
+
+// testClient runs the TS SDK client's full flow through the proxy:
+// initialize, ping, tools/list, calls with progress, DELETE; each request
+// may land on another replica.
+func testClient(t *testing.T, e *env) {
+	plan := map[string]any{"url": e.URL + "/tools/mcp", "headers": bearer(e.key), "delete": true,
+		"calls": []clientCall{
+			{Name: "echo", Arguments: map[string]any{"text": "one"}, Progress: true},
+			{Name: "echo", Arguments: map[string]any{"text": "two"}},
+			{Name: "echo", Arguments: map[string]any{"text": "three"}, Progress: true},
+		}}
+	var rep clientReport
+	if !runNode(t, "client.mjs", plan, &rep) || rep.Error != nil {
+		t.Fatalf("client: %+v", rep.Error)
+	}
+	for i, c := range rep.Calls {
+		if c.Result == nil || c.Result.IsError || !strings.Contains(c.Result.Content[0].Text, []string{"one", "two", "three"}[i]) {
+			t.Errorf("call %d: %+v %+v", i, c.Result, c.Error)
+		}
+	}
+	if rep.SessionDelete != "ok" {
+		t.Errorf("DELETE: %v", rep.SessionDelete)
+	}
+}
