@@ -25,7 +25,7 @@ type loadResult struct {
 	retried  int            // calls that succeeded after a retry
 	lost     int            // sessions the gateway no longer knew
 	start    time.Time
-	lastOK   time.Time     // the last successful call, or the start
+	lastOK   time.Time     // the last successful call
 	maxGap   time.Duration // the longest time between two successes
 	gapFrom  time.Time     // when that gap began
 	events   *loadEvents
@@ -33,8 +33,7 @@ type loadResult struct {
 
 // newLoadResult starts collecting now; events may be nil.
 func newLoadResult(events *loadEvents) *loadResult {
-	now := time.Now()
-	return &loadResult{attempts: map[string]int{}, start: now, lastOK: now, events: events}
+	return &loadResult{attempts: map[string]int{}, start: time.Now(), events: events}
 }
 
 // add records one call; calls cut short by the end of the run don't count.
@@ -53,9 +52,10 @@ func (r *loadResult) add(d time.Duration, err error, ending bool) {
 	}
 }
 
-// succeeded moves the last success to now, keeping the longest gap.
+// succeeded moves the last success to now, keeping the longest gap. The
+// time to the first success is not a gap: it is the gateway warming up.
 func (r *loadResult) succeeded(now time.Time) {
-	if gap := now.Sub(r.lastOK); gap > r.maxGap {
+	if gap := now.Sub(r.lastOK); !r.lastOK.IsZero() && gap > r.maxGap {
 		r.maxGap, r.gapFrom = gap, r.lastOK
 	}
 	r.lastOK = now
@@ -95,11 +95,16 @@ func (r *loadResult) lostSession(session int) {
 }
 
 // gap returns the longest time without a successful call, counting the
-// time from the last success to the end of the run, and when it began.
+// time from the last success to the end of the run (the whole run when
+// none succeeded), and when it began.
 func (r *loadResult) gap() (time.Duration, time.Time) {
+	last := r.lastOK
+	if last.IsZero() {
+		last = r.start
+	}
 	gap, from := r.maxGap, r.gapFrom
-	if tail := r.start.Add(r.elapsed).Sub(r.lastOK); tail > gap {
-		gap, from = tail, r.lastOK
+	if tail := r.start.Add(r.elapsed).Sub(last); tail > gap {
+		gap, from = tail, last
 	}
 	return gap, from
 }

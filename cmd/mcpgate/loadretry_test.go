@@ -114,20 +114,25 @@ func mustRPCError(t *testing.T, s string) *rpcErrorBody {
 }
 
 // TestLoadGap: the longest gap is the longest time between two successful
-// calls, or from the start, or from the last one to the end of the run.
+// calls, or from the last one to the end of the run; the time to the
+// first success is not one.
 func TestLoadGap(t *testing.T) {
 	r := newLoadResult(nil)
 	t0 := r.start
-	for _, ms := range []int{10, 20, 520, 530} {
+	r.elapsed = time.Second
+	if gap, from := r.gap(); gap != time.Second || from != t0 {
+		t.Errorf("gap without a success = %s from %s, want the whole run", gap, from.Sub(t0))
+	}
+	for _, ms := range []int{300, 310, 810, 820} {
 		r.succeeded(t0.Add(time.Duration(ms) * time.Millisecond))
 	}
-	r.elapsed = 600 * time.Millisecond
-	if gap, from := r.gap(); gap != 500*time.Millisecond || from != t0.Add(20*time.Millisecond) {
-		t.Errorf("gap = %s from %s, want 500ms from 20ms", gap, from.Sub(t0))
+	r.elapsed = 900 * time.Millisecond
+	if gap, from := r.gap(); gap != 500*time.Millisecond || from != t0.Add(310*time.Millisecond) {
+		t.Errorf("gap = %s from %s, want 500ms from 310ms", gap, from.Sub(t0))
 	}
 	r.elapsed = 2 * time.Second
-	if gap, from := r.gap(); gap != 1470*time.Millisecond || from != t0.Add(530*time.Millisecond) {
-		t.Errorf("gap with a long tail = %s from %s, want 1.47s from 530ms", gap, from.Sub(t0))
+	if gap, from := r.gap(); gap != 1180*time.Millisecond || from != t0.Add(820*time.Millisecond) {
+		t.Errorf("gap with a long tail = %s from %s, want 1.18s from 820ms", gap, from.Sub(t0))
 	}
 }
 
