@@ -38,8 +38,8 @@ agents:
 
 // serveArgs are every replica's flags besides the config: a short claim
 // grace (see config) and a drain that lets the proxy's probes, every
-// 200 ms, take a draining replica out before its listener closes.
-var serveArgs = []string{"--idempotency-grace", "1s", "--drain-delay", "1s", "--drain-timeout", "10s"}
+// 200 ms, take a draining replica out well before its listener closes.
+var serveArgs = []string{"--idempotency-grace", "1s", "--drain-delay", "2s", "--drain-timeout", "10s"}
 
 // claimLife is how long the claim of a call cut by the kill holds its key.
 const claimLife = 5 * time.Second
