@@ -293,6 +293,23 @@ func TestLoadGivesUp(t *testing.T) {
 	}
 }
 
+// TestLoadRetriesOutliveDuration: with --retries, a call that started
+// before --duration ran out goes on with its retries after it, so that the
+// report says how it ended instead of dropping it as cut short.
+func TestLoadRetriesOutliveDuration(t *testing.T) {
+	m := &scriptedMCP{script: []func(http.ResponseWriter){hangUp}}
+	srv := httptest.NewServer(m)
+	t.Cleanup(srv.Close)
+	out, errOut, err := runCLI(t, nil, "load", "--url", srv.URL, "--sessions", "1", "--requests", "1", "--duration", "200ms",
+		"--keys", "--retries", "1", "--retry-backoff", "400ms", "--tool", "t", "--args", `{}`)
+	if err != nil {
+		t.Fatalf("load: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(out, "calls: 1 ok, 0 failed") || !strings.Contains(out, " retried=1 ") || len(m.calls) != 2 {
+		t.Errorf("%d attempts; load printed:\n%s\nwant the call retried to success after the run's end", len(m.calls), out)
+	}
+}
+
 // readLoadEvents reads a --events file.
 func readLoadEvents(t *testing.T, path string) []loadEvent {
 	t.Helper()

@@ -3,7 +3,6 @@ package chaos
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,4 +118,4 @@ func (r *loadReport) field(t *testing.T, name string) int {
 }
 
 // String is the report's output, for failure messages.
-func (r *loadReport) String() string { return fmt.Sprint(r.output) }
+func (r *loadReport) String() string { return r.output }
