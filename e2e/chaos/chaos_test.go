@@ -62,8 +62,8 @@ func planFromEnv(t *testing.T) plan {
 	p := plan{phase: 5 * time.Second, sessions: 8}
 	if v := os.Getenv("MCPGATE_CHAOS_PHASE"); v != "" {
 		d, err := time.ParseDuration(v)
-		if err != nil || d < time.Second {
-			t.Fatalf("MCPGATE_CHAOS_PHASE=%q: want a duration of at least 1s", v)
+		if err != nil || d < 5*time.Second {
+			t.Fatalf("MCPGATE_CHAOS_PHASE=%q: want a duration of at least 5s, so that the kill window ends before the SIGTERM", v)
 		}
 		p.phase = d
 	}
