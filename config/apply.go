@@ -22,13 +22,32 @@ import (
 // store's writer. Applying the same file twice changes nothing. On error
 // nothing changes; an owner missing from both the file and the store is an
 // *Error naming the field.
+//
+// Replicas starting together apply the same file to one database at once:
+// each may find a user or agent missing, and all but one lose the race to
+// create it (ECONFLICT). The transaction is then run again, up to
+// applyAttempts times in all, and finds what the winner created.
 func (c *Config) Apply(ctx context.Context, store mcpgate.Store) (*Changes, error) {
 	hashes, err := c.hashPasswords(ctx, store)
 	if err != nil {
 		return nil, fmt.Errorf("apply %s: %w", c.File, err)
 	}
+	changes, err := c.applyTx(ctx, store, hashes)
+	for n := 1; n < applyAttempts && mcpgate.ErrorCode(err) == mcpgate.ECONFLICT; n++ {
+		changes, err = c.applyTx(ctx, store, hashes)
+	}
+	return changes, err
+}
+
+// applyAttempts bounds the runs of Apply's transaction: a conflict that
+// another attempt does not clear is the file's own (a name two entries
+// claim), not a race.
+const applyAttempts = 3
+
+// applyTx runs Apply's transaction once.
+func (c *Config) applyTx(ctx context.Context, store mcpgate.Store, hashes map[string]string) (*Changes, error) {
 	var changes *Changes
-	err = store.Tx(ctx, func(tx mcpgate.Store) error {
+	err := store.Tx(ctx, func(tx mcpgate.Store) error {
 		a := &applier{cfg: c, tx: tx, hashes: hashes, changes: &Changes{}, userIDs: map[string]string{}}
 		if err := a.run(ctx); err != nil {
 			return err

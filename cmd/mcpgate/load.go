@@ -95,18 +95,19 @@ func (c *loadConfig) check() error {
 
 // load runs the test and prints its report.
 func load(ctx context.Context, env *Env, c *loadConfig) error {
+	events, err := openEvents(c.events)
+	if err != nil {
+		return err
+	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.sessions * 2}, Timeout: time.Minute}
 	sessions := make([]*loadSession, c.sessions)
 	for i := range sessions {
 		s := &loadSession{client: client, url: c.url, key: c.key, index: i}
 		if err := s.initialize(ctx); err != nil {
+			events.close()
 			return fmt.Errorf("session %d: %w", i, err)
 		}
 		sessions[i] = s
-	}
-	events, err := openEvents(c.events)
-	if err != nil {
-		return err
 	}
 	cpu0 := processCPU(c.pid)
 	res := runSessions(ctx, c, sessions, events)
