@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -27,13 +26,19 @@ type loadConfig struct {
 	pid                  int
 	idle                 int
 	streams              bool
+	keys                 bool          // a fresh idempotency_key per logical call
+	retries              int           // further attempts of a failed call, with its key
+	backoff              time.Duration // the first wait before a retry, doubled each time
+	follow               bool          // initialize a lost session again
+	events               string        // a file for one JSON line per failure, retry and lost session
+	runID                string        // makes this run's keys unique
 }
 
 // runLoad load-tests tools/call: N sessions call one tool in a loop for
 // a bounded time and count, then the latency distribution is printed.
 func runLoad(ctx context.Context, env *Env, args []string) error {
 	var c loadConfig
-	fs := newFlagSet(env, "load", "load --url URL --key KEY [--method M] [--tool NAME --args JSON] [--sessions N] [--duration D] [--idle N --pid PID]")
+	fs := newFlagSet(env, "load", "load --url URL --key KEY [--method M] [--tool NAME --args JSON] [--sessions N] [--duration D] [--keys --retries N --follow --events FILE] [--idle N --pid PID]")
 	fs.StringVar(&c.url, "url", "http://127.0.0.1:8094/demo/mcp", "the agent's MCP URL")
 	fs.StringVar(&c.key, "key", "", "API key sent as Authorization: Bearer")
 	fs.StringVar(&c.tool, "tool", "convert_units", "tool to call")
@@ -45,6 +50,11 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&c.method, "method", "tools/call", "what each call is: tools/call, or tools/list (every page; its latency is that of the HTTP exchanges, without decoding the pages)")
 	fs.IntVar(&c.idle, "idle", 0, "instead of calling, open this many idle sessions and report the gateway's resident memory per session (needs --pid)")
 	fs.BoolVar(&c.streams, "streams", false, "with --idle, each session also holds its GET stream open")
+	fs.BoolVar(&c.keys, "keys", false, "give every tools/call a fresh idempotency_key in its arguments")
+	fs.IntVar(&c.retries, "retries", 0, "try a failed tools/call again up to N times with the same arguments and key (needs --keys); the last attempts may run past --duration")
+	fs.DurationVar(&c.backoff, "retry-backoff", 100*time.Millisecond, "the first wait before a retry, doubled each time up to 2s (or what the gateway's retry_after_ms asks)")
+	fs.BoolVar(&c.follow, "follow", false, "when the gateway no longer knows a session (HTTP 404), count it as lost and initialize a new one")
+	fs.StringVar(&c.events, "events", "", "write one JSON line per failed attempt, lost session, retried and failed call to this file")
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
@@ -55,6 +65,7 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	if c.idle > 0 {
 		return openIdle(ctx, env, &c)
 	}
+	c.runID = newRunID()
 	return load(ctx, env, &c)
 }
 
@@ -67,24 +78,43 @@ func (c *loadConfig) check() error {
 		return fmt.Errorf("--method %q: want tools/call or tools/list", c.method)
 	case c.idle < 0 || c.idle > 0 && c.pid <= 0:
 		return errors.New("--idle N needs N ≥ 0 and --pid")
+	case c.retries < 0 || c.retries > 1000 || c.backoff <= 0:
+		return errors.New("need 0 ≤ --retries ≤ 1000 and --retry-backoff > 0")
+	case c.retries > 0 && !c.keys:
+		return errors.New("--retries needs --keys: a call retried without an idempotency key may run twice")
+	case c.keys || c.retries > 0 || c.follow:
+		if c.method != "tools/call" {
+			return errors.New("--keys, --retries and --follow apply to --method tools/call")
+		}
+		if c.keys {
+			return checkKeyArgs(c.args)
+		}
 	}
 	return nil
 }
 
 // load runs the test and prints its report.
 func load(ctx context.Context, env *Env, c *loadConfig) error {
+	events, err := openEvents(c.events)
+	if err != nil {
+		return err
+	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.sessions * 2}, Timeout: time.Minute}
 	sessions := make([]*loadSession, c.sessions)
 	for i := range sessions {
-		s := &loadSession{client: client, url: c.url, key: c.key}
+		s := &loadSession{client: client, url: c.url, key: c.key, index: i}
 		if err := s.initialize(ctx); err != nil {
+			events.close()
 			return fmt.Errorf("session %d: %w", i, err)
 		}
 		sessions[i] = s
 	}
 	cpu0 := processCPU(c.pid)
-	res := runSessions(ctx, c, sessions)
+	res := runSessions(ctx, c, sessions, events)
 	cpu1 := processCPU(c.pid)
+	if err := events.close(); err != nil {
+		return err
+	}
 	for _, s := range sessions {
 		s.close(ctx)
 	}
@@ -95,11 +125,17 @@ func load(ctx context.Context, env *Env, c *loadConfig) error {
 	return nil
 }
 
-// runSessions calls the tool from every session until time or count run out.
-func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession) *loadResult {
+// runSessions calls the tool from every session until time or count run
+// out. With --retries, a call started in time goes on with its retries
+// after that, so that the report says how each one ended.
+func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession, events *loadEvents) *loadResult {
+	callCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
-	res := &loadResult{}
+	if c.retries == 0 {
+		callCtx = ctx
+	}
+	res := newLoadResult(events)
 	var budget = int64(c.requests)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -118,12 +154,12 @@ func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession) *l
 				mu.Unlock()
 				t := time.Now()
 				s.exchanged = 0
-				err := s.do(ctx, c, res)
+				err := s.do(callCtx, c, res)
 				d := time.Since(t)
 				if c.method == "tools/list" {
 					d = s.exchanged
 				}
-				res.add(d, err, ctx.Err() != nil)
+				res.add(d, err, callCtx.Err() != nil)
 			}
 		}()
 	}
@@ -131,34 +167,6 @@ func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession) *l
 	res.elapsed = time.Since(start)
 	return res
 }
-
-// loadResult collects latencies and errors.
-type loadResult struct {
-	mu        sync.Mutex
-	latencies []time.Duration
-	errors    int
-	firstErr  error
-	elapsed   time.Duration
-	listed    atomic.Int64 // tools in the last full tools/list
-}
-
-// add records one call; calls cut short by the end of the run don't count.
-func (r *loadResult) add(d time.Duration, err error, ending bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case err == nil:
-		r.latencies = append(r.latencies, d)
-	case !ending:
-		r.errors++
-		if r.firstErr == nil {
-			r.firstErr = err
-		}
-	}
-}
-
-// ok counts the successful calls.
-func (r *loadResult) ok() int { return len(r.latencies) }
 
 // print writes the report.
 func (r *loadResult) print(env *Env, c *loadConfig, cpu time.Duration) {
@@ -182,11 +190,12 @@ func (r *loadResult) print(env *Env, c *loadConfig, cpu time.Duration) {
 	if c.pid > 0 && r.ok() > 0 {
 		fmt.Fprintf(w, "gateway CPU: %s total, %.1f µs per call\n", cpu, cpuPerCall(cpu, r.ok()))
 	}
+	r.printFailures(w, c)
 	if r.firstErr != nil {
 		fmt.Fprintf(w, "first error: %v\n", r.firstErr)
 	}
-	fmt.Fprintf(w, "summary: calls=%d calls_per_s=%.0f p50_us=%d cpu_us_per_call=%.1f\n", r.ok(),
-		float64(r.ok())/r.elapsed.Seconds(), pct(.50).Microseconds(), cpuPerCall(cpu, r.ok()))
+	fmt.Fprintf(w, "summary: calls=%d calls_per_s=%.0f p50_us=%d cpu_us_per_call=%.1f %s\n", r.ok(),
+		float64(r.ok())/r.elapsed.Seconds(), pct(.50).Microseconds(), cpuPerCall(cpu, r.ok()), r.summaryFields())
 }
 
 // cpuPerCall divides the gateway's CPU time among the calls, in µs.
@@ -231,6 +240,8 @@ type loadSession struct {
 	// own decoding of the pages (1,000 tools are ~160 KB of JSON, which
 	// encoding/json takes longer to decode than the gateway to serve).
 	exchanged time.Duration
+	index     int // the session's number in the run
+	calls     int // logical calls made, numbering the keys
 }
 
 // initialize opens the session.
@@ -257,7 +268,7 @@ func (s *loadSession) do(ctx context.Context, c *loadConfig, res *loadResult) er
 		}
 		return err
 	}
-	return s.call(ctx, c.tool, c.args)
+	return s.keyedCall(ctx, c, res)
 }
 
 // call makes one tools/call and checks that it succeeded.
@@ -272,19 +283,17 @@ func (s *loadSession) call(ctx context.Context, tool, args string) error {
 		Result *struct {
 			IsError bool `json:"isError"`
 		} `json:"result"`
-		Error *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+		Error *rpcErrorBody `json:"error"`
 	}
 	if err := json.Unmarshal(resp.body, &msg); err != nil {
-		return fmt.Errorf("tools/call: %v", err)
+		// A reply cut short, as by a gateway that died while streaming it.
+		return &callError{class: classTransport, msg: fmt.Sprintf("tools/call: %v", err)}
 	}
 	switch {
 	case msg.Error != nil:
-		return fmt.Errorf("tools/call: error %d: %s", msg.Error.Code, msg.Error.Message)
+		return rpcCallError("tools/call", msg.Error)
 	case msg.Result == nil || msg.Result.IsError:
-		return fmt.Errorf("tools/call: the tool reported an error: %s", resp.body)
+		return &callError{class: classTool, msg: fmt.Sprintf("tools/call: the tool reported an error: %s", resp.body)}
 	}
 	return nil
 }
@@ -322,16 +331,16 @@ func (s *loadSession) post(ctx context.Context, body string) (*loadResponse, err
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, &callError{class: classTransport, msg: err.Error()}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	s.exchanged += time.Since(start)
 	if err != nil {
-		return nil, err
+		return nil, &callError{class: classTransport, msg: err.Error()}
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+		return nil, httpError(resp.StatusCode, b, s.session != "")
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		b = lastSSEData(b)
