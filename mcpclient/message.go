@@ -17,6 +17,8 @@ type message struct {
 	Params json.RawMessage   `json:"params"`
 	Result json.RawMessage   `json:"result"`
 	Error  *mcpgate.RPCError `json:"error"`
+	// bad marks a member of the wrong type (decodeMessage).
+	bad bool
 }
 
 // isResponse reports whether m answers a request.
@@ -25,16 +27,6 @@ func (m *message) isResponse() bool { return m.Method == "" && (m.Result != nil 
 // isRequest reports whether m is a request of the server.
 func (m *message) isRequest() bool {
 	return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
-}
-
-// decodeMessage reads one message; false for what is not a JSON-RPC
-// object.
-func decodeMessage(data []byte) (*message, bool) {
-	var m message
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, false
-	}
-	return &m, true
 }
 
 // receive handles one message from the server. from is the request whose
