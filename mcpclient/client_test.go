@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -305,9 +306,64 @@ func TestConnectionsAreReused(t *testing.T) {
 		if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil {
 			t.Fatal(err)
 		}
+		// A call returns with its answer, before the stream's end is read
+		// in the background (TestAnswerBeforeStreamEnd): let that end, so
+		// that the next call finds the connection in the pool.
+		tr.(*httpTransport).drains.Wait()
 	}
 	if got := conns.Load(); got > 2 {
 		t.Errorf("%d connections opened for 10 calls, want at most 2", got)
+	}
+}
+
+// A call returns as soon as its answer came on its reply stream, without
+// waiting for the server to end the stream; the stream is still read to
+// its end, so that the connection serves the next call.
+func TestAnswerBeforeStreamEnd(t *testing.T) {
+	hold := make(chan struct{})
+	f := &fake{toolsCall: func(w http.ResponseWriter, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseEvent(w, "", `{"jsonrpc":"2.0","id":`+id+`,"result":{"ok":true}}`)
+		<-hold // the end of the stream comes later
+	}}
+	var conns atomic.Int32
+	f.t, f.version = t, ProtocolVersion
+	srv := httptest.NewUnstartedServer(f)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr := NewHTTP(srv.URL, nil, nil)
+	tr.(*httpTransport).drainWait = time.Minute
+	s := connect(t, tr, nil)
+	done := make(chan error, 1)
+	go func() {
+		res, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil)
+		if err == nil && string(res) != `{"ok":true}` {
+			err = fmt.Errorf("got %s", res)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second): // not a timing: the stream is held until the call returns
+		close(hold)
+		t.Fatal("the call waited for the end of its reply stream")
+	}
+	before := conns.Load()
+	close(hold) // the call returned while its stream was held open
+	tr.(*httpTransport).drains.Wait()
+	if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := conns.Load(); got != before {
+		t.Errorf("the next call opened %d more connections, want it to reuse the drained one", got-before)
 	}
 }
 

@@ -23,6 +23,7 @@ type httpTransport struct {
 	session string // Mcp-Session-Id, once the server gave one
 	version string // MCP-Protocol-Version, once negotiated
 	listen  sync.WaitGroup
+	drains  sync.WaitGroup // reply streams read to their end (release)
 	readers readerPool
 	// drainWait bounds the wait for the end of a reply stream whose
 	// answer came (defaultDrainWait).
@@ -99,8 +100,8 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
 	if err := t.check(resp); err != nil {
+		resp.Body.Close()
 		return err
 	}
 	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
@@ -112,7 +113,7 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	if p == nil || resp.StatusCode == http.StatusAccepted {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return nil
+		return resp.Body.Close()
 	}
 	return t.readReply(ctx, resp, p)
 }
@@ -160,9 +161,14 @@ func (e *StatusError) transient() bool {
 	return false
 }
 
-// readReply reads the reply to the request p.
+// readReply reads the reply to the request p, and closes its body (at
+// once, or once the server has ended the stream; see release).
 func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "text/event-stream" {
+		return t.readStream(ctx, resp.Body, p)
+	}
+	defer resp.Body.Close()
 	switch mt {
 	case "application/json":
 		body, err := readBody(resp)
@@ -173,8 +179,6 @@ func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *p
 			return fmt.Errorf("the reply does not answer the request")
 		}
 		return nil
-	case "text/event-stream":
-		return t.readStream(ctx, resp.Body, p)
 	}
 	return fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
 }
@@ -191,15 +195,18 @@ func readBody(resp *http.Response) ([]byte, error) {
 }
 
 // readStream reads a request's event stream until the response, resuming
-// it with GET and Last-Event-ID when it ends before.
+// it with GET and Last-Event-ID when it ends before. It closes body (and
+// the resumed streams), at once or once drained (release).
 func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *pending) error {
 	st := &stream{readers: &t.readers}
 	for {
-		answered, err := st.read(body, func(data []byte) bool { return t.s.receive(data, p) })
+		src := &endReader{r: body}
+		answered, err := st.read(src, func(data []byte) bool { return t.s.receive(data, p) })
 		if answered {
-			drain(body, t.drainWait)
+			t.release(body, src.ended)
 			return nil
 		}
+		body.Close()
 		if st.lastID == "" {
 			return fmt.Errorf("the upstream ended its reply stream before answering: %w", err)
 		}
@@ -210,10 +217,40 @@ func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *p
 		if rerr != nil {
 			return fmt.Errorf("the upstream ended its reply stream before answering, and resuming it failed: %w", rerr)
 		}
-		body.Close()
 		body = next
-		defer next.Close()
 	}
+}
+
+// endReader is a reply stream's body that records whether it has ended.
+type endReader struct {
+	r     io.Reader
+	ended bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.ended = true
+	}
+	return n, err
+}
+
+// release closes a reply stream whose answer came. A server ends the
+// stream right after the answer, but often in a write of its own: the
+// answer does not wait for it. A body already ended is closed at once
+// (its connection went back to the pool); another is read to its end in
+// the background, so that its connection goes back to the pool instead of
+// being closed.
+func (t *httpTransport) release(body io.ReadCloser, ended bool) {
+	if ended {
+		body.Close()
+		return
+	}
+	t.drains.Add(1)
+	go func() {
+		defer t.drains.Done()
+		drain(body, t.drainWait)
+	}()
 }
 
 // defaultDrainWait bounds the wait for the end of a reply stream whose
@@ -221,13 +258,13 @@ func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *p
 const defaultDrainWait = 50 * time.Millisecond
 
 // drain reads a reply stream to its end, which the server sends right
-// after the answer, so that the connection goes back to the pool instead
-// of being closed; a server that keeps the stream open longer than
-// wait loses it.
+// after the answer, and closes it; a server that keeps the stream open
+// longer than wait loses the connection.
 func drain(body io.ReadCloser, wait time.Duration) {
 	stop := time.AfterFunc(wait, func() { body.Close() })
 	defer stop.Stop()
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+	body.Close()
 }
 
 // Timings of resumption.
@@ -348,6 +385,7 @@ func (t *httpTransport) close() error {
 	id := t.session
 	t.mu.Unlock()
 	t.listen.Wait()
+	t.drains.Wait()
 	if id == "" {
 		return nil
 	}
