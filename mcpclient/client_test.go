@@ -80,7 +80,7 @@ func TestRPCError(t *testing.T) {
 // fake is a hand-made Streamable HTTP server whose tools/call reply a test
 // shapes.
 type fake struct {
-	t         *testing.T
+	t         testing.TB
 	version   string
 	toolsCall func(w http.ResponseWriter, id string)
 	get       func(w http.ResponseWriter, r *http.Request)
@@ -129,7 +129,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveFake starts f on 127.0.0.1.
-func serveFake(t *testing.T, f *fake) string {
+func serveFake(t testing.TB, f *fake) string {
 	f.t = t
 	if f.version == "" {
 		f.version = ProtocolVersion
@@ -385,5 +385,49 @@ func TestGETRefusedKeepsSession(t *testing.T) {
 	}
 	if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil || s.Err() != nil {
 		t.Fatalf("call %v, session %v", err, s.Err())
+	}
+}
+
+// Requests go through the client's Transport directly, but a redirect
+// still goes through the client, whose policy follows it: an endpoint
+// that moved (307, the POST kept) serves the session, and the client's
+// CheckRedirect sees each hop.
+func TestRedirectFollowsClientPolicy(t *testing.T) {
+	f := &fake{toolsCall: func(w http.ResponseWriter, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"moved":true}}`)
+	}}
+	f.t, f.version = t, ProtocolVersion
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", f)
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	var hops atomic.Int32
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { hops.Add(1); return nil }}
+	s := connect(t, NewHTTP(srv.URL+"/old", hc, nil), nil)
+	res, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`), nil)
+	if err != nil || string(res) != `{"moved":true}` {
+		t.Fatalf("got %s, %v", res, err)
+	}
+	if hops.Load() == 0 {
+		t.Error("the client's redirect policy never saw the redirect")
+	}
+	refusing := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return errors.New("no redirects") }}
+	if _, err := Connect(callCtx(t), NewHTTP(srv.URL+"/old", refusing, nil), nil); err == nil || !strings.Contains(err.Error(), "no redirects") {
+		t.Errorf("a client refusing redirects connected anyway: %v", err)
+	}
+}
+
+// A request's method is written as a JSON string, escaped only when it
+// needs to be.
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"tools/call", "", `a"b`, `a\b`, "a\nb", "é", "<&>", "\x7f"} {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
 	}
 }

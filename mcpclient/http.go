@@ -7,7 +7,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -89,14 +91,14 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	if err != nil {
 		return err
 	}
-	req.Header["Content-Type"] = []string{"application/json"}
-	req.Header["Accept"] = []string{"application/json, text/event-stream"}
+	req.Header["Content-Type"] = contentTypeJSON
+	req.Header["Accept"] = acceptPost
 	if p != nil && p.opts != nil {
 		for k, v := range p.opts.Header {
 			req.Header[k] = v
 		}
 	}
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	if err != nil {
 		return err
 	}
@@ -116,6 +118,53 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 		return resp.Body.Close()
 	}
 	return t.readReply(ctx, resp, p)
+}
+
+// The values of the headers every request of a kind carries; never
+// changed (net/http only reads a request's headers).
+var (
+	contentTypeJSON = []string{"application/json"}
+	acceptPost      = []string{"application/json, text/event-stream"}
+	acceptStream    = []string{"text/event-stream"}
+)
+
+// do sends req. Without cookies or a timeout to apply, it goes through
+// the client's Transport directly: http.Client copies every request's
+// headers, to follow redirects with. A redirect goes again through the
+// client, whose policy follows it (or not).
+func (t *httpTransport) do(req *http.Request) (*http.Response, error) {
+	if t.hc.Jar != nil || t.hc.Timeout != 0 {
+		return t.hc.Do(req)
+	}
+	rt := t.hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		op := req.Method[:1] + strings.ToLower(req.Method[1:])
+		return nil, &url.Error{Op: op, URL: req.URL.String(), Err: err}
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		resp.Body.Close()
+		return t.redirected(req)
+	}
+	return resp, nil
+}
+
+// redirected sends req again through the client, which follows the
+// redirect its first try met.
+func (t *httpTransport) redirected(req *http.Request) (*http.Response, error) {
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		again.Body = body
+	}
+	return t.hc.Do(again)
 }
 
 // check returns the error of a response that is not a success.
@@ -311,11 +360,11 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (io.ReadCloser, 
 	if err != nil {
 		return nil, err
 	}
-	req.Header["Accept"] = []string{"text/event-stream"}
+	req.Header["Accept"] = acceptStream
 	if lastID != "" {
 		req.Header["Last-Event-Id"] = []string{lastID}
 	}
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	if err != nil {
 		return nil, err
 	}
