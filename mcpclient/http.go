@@ -87,9 +87,27 @@ func (t *httpTransport) request(ctx context.Context, method string, body []byte)
 // send POSTs one message; for a request it reads the reply (JSON, or an
 // event stream resumed as needed) until the response comes.
 func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error {
+	if p == nil {
+		_, err := t.exchange(ctx, msg, nil)
+		return err
+	}
+	x := detach(ctx)
+	rest, err := t.exchange(x.ctx, msg, p)
+	if rest == nil {
+		x.end()
+		return err
+	}
+	t.release(rest, x)
+	return err
+}
+
+// exchange POSTs one message and reads the reply as send does. It returns
+// the rest of a reply stream whose answer came before the stream's end,
+// for release.
+func (t *httpTransport) exchange(ctx context.Context, msg []byte, p *pending) (rest io.ReadCloser, err error) {
 	req, err := t.request(ctx, http.MethodPost, msg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptPost
@@ -100,11 +118,11 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	resp, err := t.do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.check(resp); err != nil {
 		resp.Body.Close()
-		return err
+		return nil, err
 	}
 	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 		t.mu.Lock()
@@ -115,9 +133,34 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	if p == nil || resp.StatusCode == http.StatusAccepted {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return resp.Body.Close()
+		return nil, resp.Body.Close()
 	}
 	return t.readReply(ctx, resp, p)
+}
+
+// detached is the context of a request's HTTP exchange: it ends with the
+// call's context until the answer came (end, or release's keep), and then
+// only once the reply stream was read to its end. Ending the exchange's
+// context closes its connection, which the stream's end would otherwise
+// give back to the pool.
+type detached struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	stop   func() bool // stops ending ctx with the call's
+}
+
+// detach returns the context of an exchange for a call under ctx.
+func detach(ctx context.Context) *detached {
+	x := &detached{}
+	x.ctx, x.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	x.stop = context.AfterFunc(ctx, x.cancel)
+	return x
+}
+
+// end ends the exchange.
+func (x *detached) end() {
+	x.stop()
+	x.cancel()
 }
 
 // The values of the headers every request of a kind carries; never
@@ -210,9 +253,9 @@ func (e *StatusError) transient() bool {
 	return false
 }
 
-// readReply reads the reply to the request p, and closes its body (at
-// once, or once the server has ended the stream; see release).
-func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) error {
+// readReply reads the reply to the request p, and closes its body, or
+// returns the rest of a reply stream whose answer came (readStream).
+func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) (rest io.ReadCloser, err error) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/event-stream" {
 		return t.readStream(ctx, resp.Body, p)
@@ -222,14 +265,14 @@ func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *p
 	case "application/json":
 		body, err := readBody(resp)
 		if err != nil {
-			return fmt.Errorf("reading the reply: %w", err)
+			return nil, fmt.Errorf("reading the reply: %w", err)
 		}
 		if !t.s.receive(body, p) {
-			return fmt.Errorf("the reply does not answer the request")
+			return nil, fmt.Errorf("the reply does not answer the request")
 		}
-		return nil
+		return nil, nil
 	}
-	return fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
+	return nil, fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
 }
 
 // readBody reads a JSON reply, in one buffer when its length is known.
@@ -245,26 +288,29 @@ func readBody(resp *http.Response) ([]byte, error) {
 
 // readStream reads a request's event stream until the response, resuming
 // it with GET and Last-Event-ID when it ends before. It closes body (and
-// the resumed streams), at once or once drained (release).
-func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *pending) error {
+// the resumed streams), except the one that carried the answer when the
+// server has not ended it yet: that one it returns, for release.
+func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *pending) (rest io.ReadCloser, err error) {
 	st := &stream{readers: &t.readers}
 	for {
 		src := &endReader{r: body}
 		answered, err := st.read(src, func(data []byte) bool { return t.s.receive(data, p) })
-		if answered {
-			t.release(body, src.ended)
-			return nil
+		if answered && !src.ended {
+			return body, nil
 		}
 		body.Close()
+		if answered {
+			return nil, nil // the stream ended with the answer: its connection is back in the pool
+		}
 		if st.lastID == "" {
-			return fmt.Errorf("the upstream ended its reply stream before answering: %w", err)
+			return nil, fmt.Errorf("the upstream ended its reply stream before answering: %w", err)
 		}
 		if err == io.EOF && p.opts.Paused != nil {
 			p.opts.Paused(st.retry)
 		}
 		next, rerr := t.resume(ctx, st)
 		if rerr != nil {
-			return fmt.Errorf("the upstream ended its reply stream before answering, and resuming it failed: %w", rerr)
+			return nil, fmt.Errorf("the upstream ended its reply stream before answering, and resuming it failed: %w", rerr)
 		}
 		body = next
 	}
@@ -284,21 +330,18 @@ func (e *endReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// release closes a reply stream whose answer came. A server ends the
-// stream right after the answer, but often in a write of its own: the
-// answer does not wait for it. A body already ended is closed at once
-// (its connection went back to the pool); another is read to its end in
+// release takes the rest of a reply stream whose answer came. A server
+// ends the stream right after the answer, but often in a write of its
+// own: the answer does not wait for it. The rest is read to its end in
 // the background, so that its connection goes back to the pool instead of
-// being closed.
-func (t *httpTransport) release(body io.ReadCloser, ended bool) {
-	if ended {
-		body.Close()
-		return
-	}
+// being closed, and its exchange x outlives the call until then.
+func (t *httpTransport) release(rest io.ReadCloser, x *detached) {
+	x.stop()
 	t.drains.Add(1)
 	go func() {
 		defer t.drains.Done()
-		drain(body, t.drainWait)
+		drain(rest, t.drainWait)
+		x.cancel()
 	}()
 }
 
