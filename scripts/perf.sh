@@ -146,8 +146,8 @@ if [ "$only" = relay ]; then
   }
   if [ -n "${OLD:-}" ]; then
     kill "$gw_pid"
-    PPROF='' start_gateway old "$work/gateway.yaml" "$OLD"
-    wait_tools old
+    PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
+    wait_tools gateway-old
     run old --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
   fi
   echo
