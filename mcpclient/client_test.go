@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,7 +81,7 @@ func TestRPCError(t *testing.T) {
 // fake is a hand-made Streamable HTTP server whose tools/call reply a test
 // shapes.
 type fake struct {
-	t         *testing.T
+	t         testing.TB
 	version   string
 	toolsCall func(w http.ResponseWriter, id string)
 	get       func(w http.ResponseWriter, r *http.Request)
@@ -128,7 +130,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveFake starts f on 127.0.0.1.
-func serveFake(t *testing.T, f *fake) string {
+func serveFake(t testing.TB, f *fake) string {
 	f.t = t
 	if f.version == "" {
 		f.version = ProtocolVersion
@@ -311,9 +313,62 @@ func TestConnectionsAreReused(t *testing.T) {
 		if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil {
 			t.Fatal(err)
 		}
+		// A call returns with its answer, before the stream's end is read
+		// in the background (TestAnswerBeforeStreamEnd): let that end, so
+		// that the next call finds the connection in the pool.
+		tr.(*httpTransport).drains.Wait()
 	}
 	if got := conns.Load() - before; got > 2 {
 		t.Errorf("%d connections opened for 10 calls, want at most 2 (one the GET stream's attempt may take, one a dial racing a connection's return)", got)
+	}
+}
+
+// A call returns as soon as its answer came on its reply stream, without
+// waiting for the server to end the stream; the stream is still read to
+// its end, even once the call's context ended, so that the connection
+// serves the next call.
+func TestAnswerBeforeStreamEnd(t *testing.T) {
+	hold := make(chan struct{})
+	f := &fake{toolsCall: func(w http.ResponseWriter, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseEvent(w, "", `{"jsonrpc":"2.0","id":`+id+`,"result":{"ok":true}}`)
+		<-hold // the end of the stream comes later
+	}}
+	tr := NewHTTP(serveFake(t, f), nil, nil)
+	tr.(*httpTransport).drainWait = time.Minute
+	s := connect(t, tr, nil)
+	// conns[i] is the connection that carried call i.
+	var conns [2]net.Conn
+	call := func(i int) error {
+		// The caller's context ends as soon as the call returns, as the
+		// upstream backend's does: the stream's exchange outlives it.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) { conns[i] = c.Conn }})
+		res, err := s.Call(ctx, "tools/call", json.RawMessage(`{}`), nil)
+		if err == nil && string(res) != `{"ok":true}` {
+			err = fmt.Errorf("got %s", res)
+		}
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- call(0) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second): // not a timing: the stream is held until the call returns
+		close(hold)
+		t.Fatal("the call waited for the end of its reply stream")
+	}
+	close(hold) // the call returned while its stream was held open
+	tr.(*httpTransport).drains.Wait()
+	if err := call(1); err != nil {
+		t.Fatal(err)
+	}
+	if conns[0] != conns[1] {
+		t.Error("the next call did not reuse the connection of the first, whose stream ended after the call")
 	}
 }
 
@@ -335,5 +390,49 @@ func TestGETRefusedKeepsSession(t *testing.T) {
 	}
 	if _, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil); err != nil || s.Err() != nil {
 		t.Fatalf("call %v, session %v", err, s.Err())
+	}
+}
+
+// Requests go through the client's Transport directly, but a redirect
+// still goes through the client, whose policy follows it: an endpoint
+// that moved (307, the POST kept) serves the session, and the client's
+// CheckRedirect sees each hop.
+func TestRedirectFollowsClientPolicy(t *testing.T) {
+	f := &fake{toolsCall: func(w http.ResponseWriter, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"moved":true}}`)
+	}}
+	f.t, f.version = t, ProtocolVersion
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", f)
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	var hops atomic.Int32
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { hops.Add(1); return nil }}
+	s := connect(t, NewHTTP(srv.URL+"/old", hc, nil), nil)
+	res, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`), nil)
+	if err != nil || string(res) != `{"moved":true}` {
+		t.Fatalf("got %s, %v", res, err)
+	}
+	if hops.Load() == 0 {
+		t.Error("the client's redirect policy never saw the redirect")
+	}
+	refusing := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return errors.New("no redirects") }}
+	if _, err := Connect(callCtx(t), NewHTTP(srv.URL+"/old", refusing, nil), nil); err == nil || !strings.Contains(err.Error(), "no redirects") {
+		t.Errorf("a client refusing redirects connected anyway: %v", err)
+	}
+}
+
+// A request's method is written as a JSON string, escaped only when it
+// needs to be.
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"tools/call", "", `a"b`, `a\b`, "a\nb", "é", "<&>", "\x7f"} {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
 	}
 }

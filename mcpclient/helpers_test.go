@@ -104,7 +104,7 @@ func sseEvent(w http.ResponseWriter, id, data string) {
 }
 
 // rpcID returns the id member of a JSON-RPC message.
-func rpcID(t *testing.T, body []byte) string {
+func rpcID(t testing.TB, body []byte) string {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`

@@ -7,7 +7,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -23,6 +25,7 @@ type httpTransport struct {
 	session string // Mcp-Session-Id, once the server gave one
 	version string // MCP-Protocol-Version, once negotiated
 	listen  sync.WaitGroup
+	drains  sync.WaitGroup // reply streams read to their end (release)
 	readers readerPool
 	// drainWait bounds the wait for the end of a reply stream whose
 	// answer came (defaultDrainWait).
@@ -84,24 +87,42 @@ func (t *httpTransport) request(ctx context.Context, method string, body []byte)
 // send POSTs one message; for a request it reads the reply (JSON, or an
 // event stream resumed as needed) until the response comes.
 func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error {
-	req, err := t.request(ctx, http.MethodPost, msg)
-	if err != nil {
+	if p == nil {
+		_, err := t.exchange(ctx, msg, nil)
 		return err
 	}
-	req.Header["Content-Type"] = []string{"application/json"}
-	req.Header["Accept"] = []string{"application/json, text/event-stream"}
+	x := detach(ctx)
+	rest, err := t.exchange(x.ctx, msg, p)
+	if rest == nil {
+		x.end()
+		return err
+	}
+	t.release(rest, x)
+	return err
+}
+
+// exchange POSTs one message and reads the reply as send does. It returns
+// the rest of a reply stream whose answer came before the stream's end,
+// for release.
+func (t *httpTransport) exchange(ctx context.Context, msg []byte, p *pending) (rest io.ReadCloser, err error) {
+	req, err := t.request(ctx, http.MethodPost, msg)
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Content-Type"] = contentTypeJSON
+	req.Header["Accept"] = acceptPost
 	if p != nil && p.opts != nil {
 		for k, v := range p.opts.Header {
 			req.Header[k] = v
 		}
 	}
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer resp.Body.Close()
 	if err := t.check(resp); err != nil {
-		return err
+		resp.Body.Close()
+		return nil, err
 	}
 	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 		t.mu.Lock()
@@ -112,12 +133,85 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	if p == nil || resp.StatusCode == http.StatusAccepted {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		closeErr := resp.Body.Close()
 		if p != nil && t.isStateless() {
-			return errAccepted
+			return nil, errAccepted
 		}
-		return nil
+		return nil, closeErr
 	}
 	return t.readReply(ctx, resp, p)
+}
+
+// detached is the context of a request's HTTP exchange: it ends with the
+// call's context until the answer came (end, or release's keep), and then
+// only once the reply stream was read to its end. Ending the exchange's
+// context closes its connection, which the stream's end would otherwise
+// give back to the pool.
+type detached struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	stop   func() bool // stops ending ctx with the call's
+}
+
+// detach returns the context of an exchange for a call under ctx.
+func detach(ctx context.Context) *detached {
+	x := &detached{}
+	x.ctx, x.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	x.stop = context.AfterFunc(ctx, x.cancel)
+	return x
+}
+
+// end ends the exchange.
+func (x *detached) end() {
+	x.stop()
+	x.cancel()
+}
+
+// The values of the headers every request of a kind carries; never
+// changed (net/http only reads a request's headers).
+var (
+	contentTypeJSON = []string{"application/json"}
+	acceptPost      = []string{"application/json, text/event-stream"}
+	acceptStream    = []string{"text/event-stream"}
+)
+
+// do sends req. Without cookies or a timeout to apply, it goes through
+// the client's Transport directly: http.Client copies every request's
+// headers, to follow redirects with. A redirect goes again through the
+// client, whose policy follows it (or not).
+func (t *httpTransport) do(req *http.Request) (*http.Response, error) {
+	if t.hc.Jar != nil || t.hc.Timeout != 0 {
+		return t.hc.Do(req)
+	}
+	rt := t.hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		op := req.Method[:1] + strings.ToLower(req.Method[1:])
+		return nil, &url.Error{Op: op, URL: req.URL.String(), Err: err}
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		resp.Body.Close()
+		return t.redirected(req)
+	}
+	return resp, nil
+}
+
+// redirected sends req again through the client, which follows the
+// redirect its first try met.
+func (t *httpTransport) redirected(req *http.Request) (*http.Response, error) {
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		again.Body = body
+	}
+	return t.hc.Do(again)
 }
 
 // check returns the error of a response that is not a success.
@@ -166,23 +260,26 @@ func (e *StatusError) transient() bool {
 	return false
 }
 
-// readReply reads the reply to the request p.
-func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) error {
+// readReply reads the reply to the request p, and closes its body, or
+// returns the rest of a reply stream whose answer came (readStream).
+func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) (rest io.ReadCloser, err error) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "text/event-stream" {
+		return t.readStream(ctx, resp.Body, p)
+	}
+	defer resp.Body.Close()
 	switch mt {
 	case "application/json":
 		body, err := readBody(resp)
 		if err != nil {
-			return fmt.Errorf("reading the reply: %w", err)
+			return nil, fmt.Errorf("reading the reply: %w", err)
 		}
 		if !t.s.receive(body, p) {
-			return fmt.Errorf("the reply does not answer the request")
+			return nil, fmt.Errorf("the reply does not answer the request")
 		}
-		return nil
-	case "text/event-stream":
-		return t.readStream(ctx, resp.Body, p)
+		return nil, nil
 	}
-	return fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
+	return nil, fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
 }
 
 // readBody reads a JSON reply, in one buffer when its length is known.
@@ -197,29 +294,62 @@ func readBody(resp *http.Response) ([]byte, error) {
 }
 
 // readStream reads a request's event stream until the response, resuming
-// it with GET and Last-Event-ID when it ends before.
-func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *pending) error {
+// it with GET and Last-Event-ID when it ends before. It closes body (and
+// the resumed streams), except the one that carried the answer when the
+// server has not ended it yet: that one it returns, for release.
+func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *pending) (rest io.ReadCloser, err error) {
 	st := &stream{readers: &t.readers}
 	for {
-		answered, err := st.read(body, func(data []byte) bool { return t.s.receive(data, p) })
+		src := &endReader{r: body}
+		answered, err := st.read(src, func(data []byte) bool { return t.s.receive(data, p) })
+		if answered && !src.ended {
+			return body, nil
+		}
+		body.Close()
 		if answered {
-			drain(body, t.drainWait)
-			return nil
+			return nil, nil // the stream ended with the answer: its connection is back in the pool
 		}
 		if st.lastID == "" {
-			return fmt.Errorf("the upstream ended its reply stream before answering: %w", err)
+			return nil, fmt.Errorf("the upstream ended its reply stream before answering: %w", err)
 		}
 		if err == io.EOF && p.opts.Paused != nil {
 			p.opts.Paused(st.retry)
 		}
 		next, rerr := t.resume(ctx, st)
 		if rerr != nil {
-			return fmt.Errorf("the upstream ended its reply stream before answering, and resuming it failed: %w", rerr)
+			return nil, fmt.Errorf("the upstream ended its reply stream before answering, and resuming it failed: %w", rerr)
 		}
-		body.Close()
 		body = next
-		defer next.Close()
 	}
+}
+
+// endReader is a reply stream's body that records whether it has ended.
+type endReader struct {
+	r     io.Reader
+	ended bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.ended = true
+	}
+	return n, err
+}
+
+// release takes the rest of a reply stream whose answer came. A server
+// ends the stream right after the answer, but often in a write of its
+// own: the answer does not wait for it. The rest is read to its end in
+// the background, so that its connection goes back to the pool instead of
+// being closed, and its exchange x outlives the call until then.
+func (t *httpTransport) release(rest io.ReadCloser, x *detached) {
+	x.stop()
+	t.drains.Add(1)
+	go func() {
+		defer t.drains.Done()
+		drain(rest, t.drainWait)
+		x.cancel()
+	}()
 }
 
 // defaultDrainWait bounds the wait for the end of a reply stream whose
@@ -227,13 +357,13 @@ func (t *httpTransport) readStream(ctx context.Context, body io.ReadCloser, p *p
 const defaultDrainWait = 50 * time.Millisecond
 
 // drain reads a reply stream to its end, which the server sends right
-// after the answer, so that the connection goes back to the pool instead
-// of being closed; a server that keeps the stream open longer than
-// wait loses it.
+// after the answer, and closes it; a server that keeps the stream open
+// longer than wait loses the connection.
 func drain(body io.ReadCloser, wait time.Duration) {
 	stop := time.AfterFunc(wait, func() { body.Close() })
 	defer stop.Stop()
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+	body.Close()
 }
 
 // Timings of resumption.
@@ -280,11 +410,11 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (io.ReadCloser, 
 	if err != nil {
 		return nil, err
 	}
-	req.Header["Accept"] = []string{"text/event-stream"}
+	req.Header["Accept"] = acceptStream
 	if lastID != "" {
 		req.Header["Last-Event-Id"] = []string{lastID}
 	}
-	resp, err := t.hc.Do(req)
+	resp, err := t.do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -354,6 +484,7 @@ func (t *httpTransport) close() error {
 	id := t.session
 	t.mu.Unlock()
 	t.listen.Wait()
+	t.drains.Wait()
 	if id == "" {
 		return nil
 	}

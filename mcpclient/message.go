@@ -17,6 +17,8 @@ type message struct {
 	Params json.RawMessage   `json:"params"`
 	Result json.RawMessage   `json:"result"`
 	Error  *mcpgate.RPCError `json:"error"`
+	// bad marks a member of the wrong type (decodeMessage).
+	bad bool
 }
 
 // isResponse reports whether m answers a request.
@@ -25,16 +27,6 @@ func (m *message) isResponse() bool { return m.Method == "" && (m.Result != nil 
 // isRequest reports whether m is a request of the server.
 func (m *message) isRequest() bool {
 	return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
-}
-
-// decodeMessage reads one message; false for what is not a JSON-RPC
-// object.
-func decodeMessage(data []byte) (*message, bool) {
-	var m message
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, false
-	}
-	return &m, true
 }
 
 // receive handles one message from the server. from is the request whose
@@ -199,8 +191,7 @@ func appendNotification(b []byte, method string, params json.RawMessage) []byte 
 
 // appendMethod appends the method and params members and ends the object.
 func appendMethod(b []byte, method string, params json.RawMessage) []byte {
-	q, _ := json.Marshal(method)
-	b = append(append(b, `,"method":`...), q...)
+	b = appendString(append(b, `,"method":`...), method)
 	if len(params) > 0 {
 		b = append(append(b, `,"params":`...), params...)
 	}
@@ -221,4 +212,16 @@ func appendError(b []byte, id json.RawMessage, e *mcpgate.RPCError) []byte {
 	eb, _ := json.Marshal(e)
 	b = append(append(b, `{"jsonrpc":"2.0","id":`...), id...)
 	return append(append(append(b, `,"error":`...), eb...), '}')
+}
+
+// appendString appends s as a JSON string: as it is when it needs no
+// escaping (method names do not), else as encoding/json writes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN]:
+# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN] [--only relay]:
 # issue 16's benchmark suite. Prints every target figure as one table.
+# --only relay measures only the relayed figures (direct, then relayed).
 #
 # All on loopback, in one run, so that the ratios compare figures taken
 # under the same load of the machine:
@@ -23,11 +24,14 @@
 # CPU figures are the whole process's user+system time from /proc.
 # Defaults are short (3s a leg, 4 sessions, 10,000 idle sessions, 8×250
 # agent calls); the flags make them longer. KEEP=1 keeps the temporary
-# directory with every process's log.
+# directory with every process's log. PPROF=127.0.0.1:PORT starts the
+# gateway with --pprof-addr (for a CPU profile or trace under load).
+# OLD=BINARY (with --only relay) also relays through a second gateway run
+# by that older binary, right after the new one, and prints its row too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-duration=3s sessions=4 idle=10000 agent_calls=250 pg=${MCPGATE_TEST_POSTGRES:-}
+duration=3s sessions=4 idle=10000 agent_calls=250 pg=${MCPGATE_TEST_POSTGRES:-} only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2 ;;
@@ -35,7 +39,8 @@ while [ $# -gt 0 ]; do
     --idle) idle=$2 ;;
     --agent-calls) agent_calls=$2 ;;
     --postgres) pg=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN]" >&2; exit 2 ;;
+    --only) only=$2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN] [--only relay]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -56,11 +61,12 @@ run() {
   "$bin" load --sessions "$sessions" --duration "$duration" "$@" | tee "$work/$name" >&2
 }
 
-# start_gateway NAME CONFIG starts a gateway on SQLite in $work/NAME and
-# sets $gw_pid, $gw_port and $gw_key.
+# start_gateway NAME CONFIG [BINARY] starts a gateway on SQLite in
+# $work/NAME and sets $gw_pid, $gw_port and $gw_key.
 start_gateway() {
   gw_port=$(free_port)
-  "$bin" serve --config "$2" --addr "127.0.0.1:$gw_port" --data-dir "$work/$1" --log-level warn 2>"$work/$1.err" &
+  "${3:-$bin}" serve --config "$2" --addr "127.0.0.1:$gw_port" --data-dir "$work/$1" --log-level warn \
+    ${PPROF:+--pprof-addr "$PPROF"} 2>"$work/$1.err" &
   gw_pid=$!
   wait_port "$gw_port"
   for _ in $(seq 300); do # the config may still be applying
@@ -117,15 +123,43 @@ YAML
     echo "          - {name: tool_$i, description: Tool $i., input_schema: {type: object, properties: {value: {type: number}}}, request: {method: POST, path: /convert/units, body: all}}"
   done
 } >"$work/gateway.yaml"
+# wait_tools NAME waits for the gateway in $work/NAME to have discovered
+# the fixture's tools, which runs in the background.
+wait_tools() {
+  for _ in $(seq 300); do
+    "$bin" agent show relay --data-dir "$work/$1" | grep -q test_simple_text && break
+    sleep 0.1
+  done
+}
 start_gateway gateway "$work/gateway.yaml"
-for _ in $(seq 300); do # discovery of the fixture's tools runs in the background
-  "$bin" agent show relay --data-dir "$work/gateway" | grep -q test_simple_text && break
-  sleep 0.1
-done
+wait_tools gateway
 
 units='{"value":10,"from":"km","to":"mi"}'
 run direct --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
 run relayed --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
+if [ "$only" = relay ]; then
+  # relay_row NAME prints the relayed rows of leg NAME against the direct leg.
+  relay_row() {
+    local d_cpu r_cpu d_p50 r_p50
+    d_cpu=$(field cpu_us_per_call "$work/direct") r_cpu=$(field cpu_us_per_call "$work/$1")
+    d_p50=$(field p50_us "$work/direct") r_p50=$(field p50_us "$work/$1")
+    echo "| $1 tools/call: gateway CPU / fixture CPU per call | $(ratio "$r_cpu" "$d_cpu")× ($r_cpu / $d_cpu µs) | ≤ 0.5× |"
+    echo "| $1 tools/call: p50 latency added | $((r_p50 - d_p50)) µs ($r_p50 − $d_p50) | ≤ 150 µs |"
+  }
+  if [ -n "${OLD:-}" ]; then
+    kill "$gw_pid"
+    PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
+    wait_tools gateway-old
+    run old --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
+  fi
+  echo
+  echo "issue 16 relay targets, $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "| figure | measured | target |"
+  echo "|---|---|---|"
+  relay_row relayed
+  [ -n "${OLD:-}" ] && relay_row old
+  exit 0
+fi
 run rest --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"
 "$work/relay" "http://$backend/_demo/api/convert/units" 2>"$work/baseline.err" &
 baseline_pid=$!

@@ -301,3 +301,24 @@ func TestGuardRefusesPrivateUpstream(t *testing.T) {
 	_, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`))
 	mustCode(t, err, mcpgate.EUNAVAILABLE)
 }
+
+// callParams writes the name and the token as encoding/json would, with
+// or without characters to escape, and the arguments as they came.
+func TestCallParamsEncoding(t *testing.T) {
+	for _, name := range []string{"echo", `say "hi"`, "tab\tname", "é<&>"} {
+		got := callParams(name, json.RawMessage(`{"a":1}`), "mcpgate-"+name, mcpgate.TraceContext{})
+		var p struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			Meta      struct {
+				ProgressToken string `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(got, &p); err != nil || p.Name != name || string(p.Arguments) != `{"a":1}` || p.Meta.ProgressToken != "mcpgate-"+name {
+			t.Errorf("callParams(%q) = %s (%v)", name, got, err)
+		}
+	}
+	if n := testing.AllocsPerRun(50, func() { callParams("echo", json.RawMessage(`{}`), "mcpgate-1", mcpgate.TraceContext{}) }); n > 1 {
+		t.Errorf("%v allocations for plain params, want 1", n)
+	}
+}
