@@ -161,6 +161,7 @@ func TestAgentFailures(t *testing.T) {
 // signed envelope to it, the reply comes back in the response, deltas and
 // history go through the messages API; a forged envelope is refused.
 func TestAgentPush(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	addr := freeAddr(t)
 	push := agentSkill{id: "pusher", skill: "pushed", timeout: "20s",
 		extra: "        delivery: push\n        push_url: http://" + addr + "/\n        push_secret: ${env:PUSH_SECRET}\n        allow_private: true\n"}

@@ -30,6 +30,7 @@ var conformanceScenarios = []string{
 // Host and Origin the suite sends untouched, so the gateway's own
 // DNS-rebinding guard is what the suite tests.
 func TestConformance(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	g := startGateway(t, nil, "--demo", "--data-dir", t.TempDir())
 	key := mustMatch(t, keyLine, waitFor(t, g.stdout.String, "Claude Desktop"))
 	proxy := keyProxy(t, g.URL, key)

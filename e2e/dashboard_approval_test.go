@@ -220,8 +220,10 @@ func lateInBrowser(t *testing.T, r *review, d *dashboard) {
 	if st := r.decide(t, r.alice, id, "approve"); st != http.StatusOK {
 		t.Fatalf("alice approving through the API: %d", st)
 	}
+	// The queue has a "main p" too: wait for the answer's own heading, or
+	// the check may read the queue before the answer replaced it.
 	browse(t, d.ctx, "reject too late", chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[aria-label="Reject delete (%s)"]`, id))),
-		chromedp.WaitVisible(chromedp.CSS(`main p`)))
+		chromedp.WaitVisible(chromedp.Search(`//h1[normalize-space()="Conflict"]`)))
 	msg := evaluate[string](t, d.ctx, `document.querySelector("main").innerText`)
 	if h1 := evaluate[string](t, d.ctx, `document.querySelector("h1").textContent`); h1 != "Conflict" || !strings.Contains(msg, "Too late: the call of delete on agent files was approved by alice at ") {
 		t.Fatalf("bob's late decision in the dashboard: %q\n%s", h1, msg)

@@ -49,6 +49,7 @@ func dirBytes(t *testing.T, dir string) int64 {
 // HTTP requests, and checks that another user cannot see it and that an
 // upload over the cap is refused without reaching the disk.
 func TestFiles(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	_, alice, env := startWithUser(t, nil, "--max-upload-bytes", "1000")
 	var p struct {
 		FileID    string `json:"file_id"`
@@ -108,6 +109,7 @@ func dataDir(env []string) string {
 // refused before the agent hears of it, with invalid_param naming the
 // entry.
 func TestAttachmentForeignFile(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	g := startAgentGateway(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}})
 	runCLI(t, g.env, "user", "create", "bob")
 	bob := &apiClient{t: t, base: g.URL + "/api/v1", key: strings.TrimSpace(runCLI(t, g.env, "key", "create", "--user", "bob", "--name", "e2e"))}
@@ -146,6 +148,7 @@ func uploadFile(t *testing.T, c *apiClient, name, contentType string, data []byt
 // handed to an agent reaches the agent worker (testagent, on agentkit) as
 // an attachment whose signed URL it reads; it answers the bytes' SHA-256.
 func TestAgentReadsAttachment(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	g := startAgentGateway(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}})
 	startAgentWorker(t, g, "./testagent", "echo", "-mode", "echo")
 	alice := &apiClient{t: t, base: g.URL + "/api/v1", key: g.userKey}

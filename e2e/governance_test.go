@@ -303,6 +303,7 @@ func checkAudit(t *testing.T, s *shop, url string, conflicts int) {
 // database: duplicates sent to both at once reach the backend once, and a
 // key claimed on one replays on the other.
 func TestIdempotencyAcrossReplicas(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	dsn := freshDatabase(t)
 	env := []string{"MCPGATE_DB=" + dsn}
 	s, _ := newShop(t, env, "--data-dir", t.TempDir())

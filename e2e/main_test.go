@@ -7,13 +7,15 @@
 // when they are missing, so `go test ./...` works from a fresh clone on a
 // machine with Go, Node.js and npm.
 //
-// The package's tests run one after another, except the longest, which
-// spend most of their time waiting on child processes and timers (the
-// conformance suite through the relay, dead workers, a stale claim, both
-// engines' governance runs, a 30 MiB result, agent round trips): those
-// call t.Parallel, and TestMain lets four of them run at once unless
-// -parallel is given, so that the package stays well inside go test's
-// default 10-minute limit. Each test starts its own gateway on its own
+// The package's tests run one after another, except those that spend most
+// of their time waiting on child processes and timers (the conformance
+// suites, dead workers, a stale claim, both engines' governance runs, a
+// 30 MiB result, agent round trips, webhooks, the PostgreSQL runs, the
+// TypeScript SDK's flows): those call t.Parallel, and TestMain lets four
+// of them run at once unless -parallel is given, so that the package
+// stays well inside go test's default 10-minute limit. Go runs the
+// parallel tests after the serial ones, so a long test left serial adds
+// its whole time to the package's. Each test starts its own gateway on its own
 // port, data dir and database; the dashboard's Chromium tests stay serial.
 package e2e
 

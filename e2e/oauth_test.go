@@ -90,6 +90,7 @@ type oauthGateway struct {
 // third asks for the whole gateway, ticks one agent of two, and then
 // authorizes again, which the gateway answers without a page.
 func TestOAuth(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	chromium := chromiumPath(t)
 	start := time.Now()
 	g := startOAuthGateway(t)

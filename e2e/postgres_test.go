@@ -11,6 +11,7 @@ import (
 // calls a tool, the CLI makes a key against the same database, and a second
 // gateway process (a replica) serves a session the first one opened.
 func TestDemoOnPostgres(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	dsn := freshDatabase(t)
 	env := []string{"MCPGATE_DB=" + dsn}
 	g := startGateway(t, env, "--demo", "--data-dir", t.TempDir())

@@ -179,6 +179,7 @@ func mustHandsAI429(t *testing.T, base, key string) {
 // exactly the burst of 3 in the window, and every refusal carries the
 // true time until the shared bucket has a token.
 func TestRateLimitSharedOnPostgres(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	dsn := freshDatabase(t)
 	cfg, api, env := rateLimitSetup(t, "MCPGATE_DB="+dsn)
 	g1 := startGateway(t, env, "--config", cfg, "--data-dir", t.TempDir())

@@ -193,6 +193,7 @@ func waitForTools(t *testing.T, url, key string) {
 // and once the upstream is up its tools are served and the health says
 // connected, through the CLI and the management API alike.
 func TestRelayUpstreamDownAtStart(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	fixture := buildTool(t, everythingServer)
 	addr := freeAddr(t)
 	dir := t.TempDir()
@@ -232,6 +233,7 @@ func TestRelayUpstreamDownAtStart(t *testing.T) {
 // gateway connects and discovers its tools, an open session hears of them,
 // a call is relayed, and deleting the skill stops the relay.
 func TestRelaySkillThroughAPI(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	fixture := buildTool(t, everythingServer)
 	addr := freeAddr(t)
 	startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")

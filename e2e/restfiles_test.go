@@ -55,6 +55,7 @@ func attachmentsBackend() http.Handler {
 // a file part of a multipart body or as its signed URL in a JSON body
 // template, through the real binary.
 func TestRESTAttachments(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	backend := httptest.NewServer(attachmentsBackend())
 	defer backend.Close()
 	g, api, _ := startWithUser(t, nil)

@@ -12,6 +12,7 @@ import (
 // problems named relative to it; a header whose variable is unset is
 // accepted with a warning in the answer, the log and the skill's view.
 func TestSkillChecksAtWriteTime(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	g, api, _ := startWithUser(t, nil)
 	api.mustDo("POST", "/agents", map[string]any{"id": "shop", "name": "Shop"}, http.StatusCreated, nil)
 	type apiError struct {

@@ -248,6 +248,7 @@ type tasksReport struct {
 // TestTasksWithTypeScriptSDK runs a call as an MCP task with the official
 // TypeScript SDK client and fetches it again from a second connection.
 func TestTasksWithTypeScriptSDK(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	j := startJobs(t)
 	plan, _ := json.Marshal(map[string]any{"url": j.g.URL + "/jobs/mcp", "headers": bearer(j.alice),
 		"tool": "quick_report", "arguments": map[string]any{"month": "apr"}})
@@ -309,6 +310,7 @@ func TestTaskCancelOverMCP(t *testing.T) {
 // database: a task started on one is read and cancelled through the other,
 // and the cancel reaches the backend call on the first.
 func TestTaskCancelAcrossReplicas(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	j := startJobsOn(t, []string{"MCPGATE_DB=" + freshDatabase(t)}, "--data-dir", t.TempDir())
 	other := *j
 	other.g = startGateway(t, j.env, "--config", j.cfg, "--data-dir", t.TempDir())

@@ -102,6 +102,7 @@ var traceLine = regexp.MustCompile(`trace msg_\S+ (\S+)`)
 // as headers (the upstream in params._meta too), the agent worker in its
 // chat_message.
 func TestTraceAcrossBackends(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	recv, api, up := &otlpReceiver{}, &traceAPI{}, &traceUpstream{}
 	collectorSrv, backend := httptest.NewServer(recv), httptest.NewServer(api)
 	t.Cleanup(collectorSrv.Close)

@@ -111,6 +111,7 @@ type delivery struct {
 // --webhook-backoff), every request signed; redelivery sends it again; a
 // failing call gives call.failed.
 func TestWebhooks(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	runWebhooks(t, nil)
 }
 
@@ -119,6 +120,7 @@ func TestWebhooks(t *testing.T) {
 // from one outbox, and every attempt still reaches the receiver once,
 // signed with the secret the first replica sealed.
 func TestWebhooksOnPostgres(t *testing.T) {
+	t.Parallel() // it mostly waits: see the package comment
 	env := []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_SECRET_KEY=" + strings.Repeat("5e", 32)}
 	runWebhooks(t, env, func(env []string) {
 		startGateway(t, env, "--data-dir", t.TempDir(), "--allow-private-networks", "--webhook-backoff", "100ms")
