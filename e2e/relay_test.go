@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -56,15 +57,23 @@ agents:
 func TestRelayConformance(t *testing.T) {
 	t.Parallel() // it mostly waits: see the package comment
 	fixture := buildTool(t, everythingServer)
-	t.Run("http", func(t *testing.T) {
-		addr := freeAddr(t)
-		startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")
-		waitListening(t, addr)
-		runRelaySuite(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n", fixtureDropsResumedResult)
-	})
-	t.Run("stdio", func(t *testing.T) {
-		runRelaySuite(t, "        command: "+yamlQuote(fixture)+"\n", nil)
-	})
+	// Each transport's scenarios run in two halves at once, each on a
+	// gateway and fixture of its own: one after another they were the
+	// package's longest test by far (three minutes), and its last.
+	half := len(relayScenarios) / 2
+	for i, scenarios := range [][]string{relayScenarios[:half], relayScenarios[half:]} {
+		t.Run(fmt.Sprintf("http%d", i+1), func(t *testing.T) {
+			t.Parallel()
+			addr := freeAddr(t)
+			startProcess(t, nil, fixture, "-http="+addr, "-stateless=false")
+			waitListening(t, addr)
+			runRelaySuite(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n", scenarios, fixtureDropsResumedResult)
+		})
+		t.Run(fmt.Sprintf("stdio%d", i+1), func(t *testing.T) {
+			t.Parallel()
+			runRelaySuite(t, "        command: "+yamlQuote(fixture)+"\n", scenarios, nil)
+		})
+	}
 }
 
 // fixtureDropsResumedResult is the one check the fixture cannot pass over
@@ -82,12 +91,12 @@ var fixtureDropsResumedResult = map[string]string{
 	"server-sse-disconnect-resume": "the fixture has no event store: its own result is lost when it closes the stream",
 }
 
-// runRelaySuite starts a gateway with the fixture as skill and runs every
-// scenario through a key-adding proxy. Every check must succeed, except
+// runRelaySuite starts a gateway with the fixture as skill and runs the
+// scenarios through a key-adding proxy. Every check must succeed, except
 // that the checks in warnOK may warn.
-func runRelaySuite(t *testing.T, skill string, warnOK map[string]string) {
+func runRelaySuite(t *testing.T, skill string, scenarios []string, warnOK map[string]string) {
 	url := startRelay(t, skill)
-	for _, scenario := range relayScenarios {
+	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
 			for _, c := range runScenarioSettled(t, url, scenario) {
 				switch why, known := warnOK[c.ID]; {
