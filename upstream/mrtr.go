@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -102,8 +101,8 @@ func answerInputs(ctx context.Context, client mcpgate.ClientRequester, reqs map[
 		wg.Go(func() { answers[i], errs[i] = askInput(mcpgate.WithInputKey(ctx, key), client, reqs[key]) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, firstError(errs)
+	if err := firstError(errs); err != nil {
+		return nil, err
 	}
 	byKey := make(map[string]json.RawMessage, len(keys))
 	for i, key := range keys {
