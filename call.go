@@ -14,6 +14,13 @@ type Call struct {
 	// ToolName is the tool's name as the agent serves it.
 	ToolName  string
 	Arguments json.RawMessage
+	// Decoded is Arguments as the pipeline's validate stage decoded them
+	// (objects as map[string]any, numbers as json.Number); nil before that
+	// stage, and after a later one changes Arguments (an approval signs the
+	// attachments' URLs anew). Backends may read it instead of decoding
+	// Arguments again but must not change it: it is shared with the audit
+	// log, its last reader.
+	Decoded any
 	// Caller is who makes the call; the edge sets it. The credential
 	// itself never travels with a call.
 	Caller    Caller

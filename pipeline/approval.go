@@ -246,7 +246,7 @@ func (p *Pipeline) decidedEvent(ctx context.Context, a *mcpgate.Approval) {
 func (p *Pipeline) decided(e *registry.Entry, call *mcpgate.Call, st *callState, a *mcpgate.Approval) (*mcpgate.Result, error) {
 	switch a.State {
 	case mcpgate.ApprovalApproved:
-		call.Arguments = a.Arguments
+		call.Arguments, call.Decoded = a.Arguments, nil
 		return nil, nil
 	case mcpgate.ApprovalExpired:
 		st.rejected = true

@@ -54,7 +54,7 @@ func (p *Pipeline) askCaller(ctx context.Context, e *registry.Entry, call *mcpga
 		return nil, false, nil
 	}
 	if confirmed(raw) {
-		call.Arguments = callerArguments(st)
+		call.Arguments, call.Decoded = callerArguments(st), nil
 		return nil, true, p.resign(ctx, call)
 	}
 	st.rejected = true

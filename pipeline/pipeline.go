@@ -249,11 +249,13 @@ func validateArguments(e *registry.Entry, call *mcpgate.Call) *mcpgate.Result {
 	if len(call.Arguments) == 0 || string(call.Arguments) == "null" {
 		call.Arguments = json.RawMessage("{}")
 	}
-	if err := e.Input.Validate(call.Arguments); err != nil {
+	v, err := e.Input.Decode(call.Arguments)
+	if err != nil {
 		res := mcpgate.ErrorResult("Invalid arguments for tool %s:\n%s", e.Name, indent(mcpgate.ErrorMessage(err)))
 		res.Invalid = err
 		return res
 	}
+	call.Decoded = v
 	return nil
 }
 

@@ -57,11 +57,20 @@ func compactError(err error) string {
 // returns EINVALID whose message names each bad field and why, one per
 // line, like "/rows/0/quantity: got string, want number".
 func (s *Schema) Validate(doc json.RawMessage) error {
+	_, err := s.Decode(doc)
+	return err
+}
+
+// Decode is Validate that also returns the document as it decoded it
+// (objects as map[string]any, numbers as json.Number), so that a caller
+// need not decode it again; the value is nil when the document is not
+// JSON.
+func (s *Schema) Decode(doc json.RawMessage) (any, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
-		return mcpgate.Errorf(mcpgate.EINVALID, "not valid JSON: %v", err)
+		return nil, mcpgate.Errorf(mcpgate.EINVALID, "not valid JSON: %v", err)
 	}
-	return s.ValidateValue(v)
+	return v, s.ValidateValue(v)
 }
 
 // ValidateValue is Validate for a value already decoded with UseNumber.
