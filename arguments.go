@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // HashArguments returns the hex SHA-256 of the tool name and the canonical
@@ -122,10 +123,28 @@ func writeCanonicalObject(buf *bytes.Buffer, m map[string]any) error {
 
 // writeCanonicalString writes s as a JSON string without HTML escaping.
 func writeCanonicalString(buf *bytes.Buffer, s string) {
+	if plainString(s) {
+		buf.WriteByte('"')
+		buf.WriteString(s)
+		buf.WriteByte('"')
+		return
+	}
 	e := json.NewEncoder(buf)
 	e.SetEscapeHTML(false)
 	_ = e.Encode(s)             // a string always encodes
 	buf.Truncate(buf.Len() - 1) // Encode's newline
+}
+
+// plainString reports whether s is printable ASCII without a quote or a
+// backslash, which JSON writes as it is: most names and values, spared an
+// encoder each.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b >= utf8.RuneSelf || b == '"' || b == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // canonicalNumber writes a JSON number from its value: an integer below

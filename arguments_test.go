@@ -145,3 +145,31 @@ func escapeAll(buf *bytes.Buffer, s string) {
 	}
 	buf.WriteByte('"')
 }
+
+// FuzzCanonicalString holds the canonical form of a string, which skips
+// the encoder for plain ones, to encoding/json without HTML escaping.
+func FuzzCanonicalString(f *testing.F) {
+	for _, s := range []string{"", "plain", `q"uote`, `back\slash`, "<>&", "\x7f\x00\n", "é\u2028", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in, _ := json.Marshal(s)
+		var decoded string // invalid UTF-8 comes back as U+FFFD
+		if err := json.Unmarshal(in, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		e := json.NewEncoder(&want)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(decoded); err != nil {
+			t.Fatal(err)
+		}
+		got, err := mcpgate.CanonicalJSON(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != strings.TrimSuffix(want.String(), "\n") {
+			t.Fatalf("canonical %q, encoder %q", got, want.String())
+		}
+	})
+}

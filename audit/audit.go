@@ -45,9 +45,10 @@ type Options struct {
 
 // entry is one queued record with what finishing it needs.
 type entry struct {
-	rec  *mcpgate.CallRecord
-	tool *mcpgate.Tool
-	res  *mcpgate.Result
+	rec     *mcpgate.CallRecord
+	tool    *mcpgate.Tool
+	decoded any // rec.Arguments decoded, or nil
+	res     *mcpgate.Result
 }
 
 // Log is the audit log's writer. Audit queues; Run writes; Close flushes.
@@ -87,10 +88,11 @@ func New(opts *Options) *Log {
 // Audit queues a record without ever blocking: when the queue is full the
 // record is dropped, counted, and a warning logged at most once a minute.
 // It wakes the writer only when a batch is waiting; otherwise the writer
-// comes by every FlushEvery.
-func (l *Log) Audit(rec *mcpgate.CallRecord, tool *mcpgate.Tool, res *mcpgate.Result) {
+// comes by every FlushEvery. decoded, when not nil, is rec.Arguments
+// decoded with numbers as json.Number; the log may change it.
+func (l *Log) Audit(rec *mcpgate.CallRecord, tool *mcpgate.Tool, decoded any, res *mcpgate.Result) {
 	select {
-	case l.queue <- entry{rec, tool, res}:
+	case l.queue <- entry{rec, tool, decoded, res}:
 		if len(l.queue) >= l.opts.BatchSize {
 			l.nudge()
 		}
@@ -190,7 +192,7 @@ func (l *Log) finish(e entry) *mcpgate.CallRecord {
 	if e.tool != nil {
 		schema = e.tool.InputSchema
 	}
-	if v, ok := decode(rec.Arguments); ok {
+	if v, ok := e.arguments(); ok {
 		if rec.ArgsHash == "" {
 			rec.ArgsHash, _ = mcpgate.HashDecodedArguments(rec.Tool, v)
 		}
@@ -199,14 +201,21 @@ func (l *Log) finish(e entry) *mcpgate.CallRecord {
 		rec.Arguments = nil
 	}
 	if e.res != nil {
-		if b, err := json.Marshal(e.res); err == nil {
-			rec.ResultBytes = len(b)
-		}
+		rec.ResultBytes = resultSize(e.res)
 		if e.res.Failure != "" && rec.Error == "" {
 			rec.Error = failureText(e.res)
 		}
 	}
 	return rec
+}
+
+// arguments returns the record's arguments decoded: as the pipeline
+// decoded them when it did, else decoded now.
+func (e *entry) arguments() (any, bool) {
+	if e.decoded != nil {
+		return e.decoded, true
+	}
+	return decode(e.rec.Arguments)
 }
 
 // failureText is the text of a result whose backend could not serve the

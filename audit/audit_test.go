@@ -45,7 +45,7 @@ func TestCloseFlushes(t *testing.T) {
 	l := audit.New(&audit.Options{Store: s, BatchSize: 7})
 	go l.Run()
 	for i := range 50 {
-		l.Audit(record(i), &mcpgate.Tool{Name: "t"}, &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("hi")}})
+		l.Audit(record(i), &mcpgate.Tool{Name: "t"}, nil, &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("hi")}})
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -63,6 +63,28 @@ func TestCloseFlushes(t *testing.T) {
 	}
 }
 
+// TestDecodedArguments hands the log the arguments as the pipeline decoded
+// them: it hashes and redacts that value instead of decoding the text
+// again (the record's text here says otherwise, to tell which was used).
+func TestDecodedArguments(t *testing.T) {
+	s := mustStore(t)
+	l := audit.New(&audit.Options{Store: s})
+	go l.Run()
+	decoded := map[string]any{"n": json.Number("2"), "token": "t"}
+	l.Audit(record(0), &mcpgate.Tool{Name: "t"}, decoded, nil)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	calls, _, err := s.ListCalls(context.Background(), mcpgate.CallFilter{Limit: 10})
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("%d calls, %v", len(calls), err)
+	}
+	want, _ := mcpgate.HashArguments("t", json.RawMessage(`{"n":2,"token":"t"}`))
+	if c := calls[0]; c.ArgsHash != want || string(c.Arguments) != `{"n":2,"token":"[REDACTED]"}` {
+		t.Fatalf("record hash %s arguments %s, want the decoded value's (hash %s)", c.ArgsHash, c.Arguments, want)
+	}
+}
+
 // TestFullQueueDrops fills the queue while the writer is held: Audit never
 // blocks, the overflow is counted, and what was queued is still written.
 func TestFullQueueDrops(t *testing.T) {
@@ -72,7 +94,7 @@ func TestFullQueueDrops(t *testing.T) {
 	l := audit.New(&audit.Options{Store: b, QueueSize: 4, BatchSize: 1, Dropped: drops})
 	go l.Run()
 	for i := range 20 {
-		l.Audit(record(i), nil, nil) // must return at once although nothing is written
+		l.Audit(record(i), nil, nil, nil) // must return at once although nothing is written
 	}
 	if l.Dropped() < 20-4-2 || drops.n.Load() != l.Dropped() {
 		t.Fatalf("dropped %d (metric %d), want at least 14", l.Dropped(), drops.n.Load())
@@ -101,8 +123,8 @@ func TestFailureMessage(t *testing.T) {
 	go l.Run()
 	res := mcpgate.ErrorResult("Request to api timed out after 1s.")
 	res.Failure = mcpgate.ETIMEOUT
-	l.Audit(&mcpgate.CallRecord{AgentID: "a", Tool: "t", Outcome: mcpgate.OutcomeTimeout}, &mcpgate.Tool{Name: "t"}, res)
-	l.Audit(&mcpgate.CallRecord{AgentID: "a", Tool: "u", Outcome: mcpgate.OutcomeToolError}, &mcpgate.Tool{Name: "u"}, mcpgate.ErrorResult("HTTP 409"))
+	l.Audit(&mcpgate.CallRecord{AgentID: "a", Tool: "t", Outcome: mcpgate.OutcomeTimeout}, &mcpgate.Tool{Name: "t"}, nil, res)
+	l.Audit(&mcpgate.CallRecord{AgentID: "a", Tool: "u", Outcome: mcpgate.OutcomeToolError}, &mcpgate.Tool{Name: "u"}, nil, mcpgate.ErrorResult("HTTP 409"))
 	l.Close()
 	calls, _, err := s.ListCalls(context.Background(), mcpgate.CallFilter{Limit: 10})
 	if err != nil {
@@ -125,7 +147,7 @@ func TestFullBatchWakesWriter(t *testing.T) {
 	go l.Run()
 	defer l.Close()
 	for i := range 3 {
-		l.Audit(record(i), nil, nil)
+		l.Audit(record(i), nil, nil, nil)
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		calls, _, err := s.ListCalls(context.Background(), mcpgate.CallFilter{Limit: 10})

@@ -3,7 +3,9 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"testing"
 
@@ -24,8 +26,12 @@ import (
 // cpu-ns/op is the process's CPU per call until the audit log has written
 // every row (Close flushes it), the writer's goroutine and SQLite's work
 // included; on PostgreSQL, the database server's own CPU is not.
-// Governance adds the difference of a variant and "bare".
+// Governance adds the difference of a variant and "bare". The garbage
+// collector runs as `mcpgate serve` sets it (GOGC=400) unless GOGC is set.
 func BenchmarkGovernanceAdded(b *testing.B) {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	b.Run("bare", func(b *testing.B) { benchAdded(b, nil, false) })
 	b.Run("sqlite/no-key", func(b *testing.B) { benchAdded(b, openSQLite(b), false) })
 	b.Run("sqlite/new-key", func(b *testing.B) { benchAdded(b, openSQLite(b), true) })

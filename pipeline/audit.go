@@ -9,9 +9,12 @@ import (
 // Auditor takes the audit record of every call. Audit must never block:
 // it queues the record, or drops and counts it when the queue is full.
 // tool (nil for an unknown tool) lets it redact the arguments, and res
-// (nil after an error) lets it measure the result, both off the hot path.
+// (nil after an error) lets it measure the result, both off the hot path;
+// decoded is rec.Arguments as the validate stage decoded them (nil when
+// it did not), which spares the Auditor decoding them again. The Auditor
+// is the last reader of decoded and may change it.
 type Auditor interface {
-	Audit(rec *mcpgate.CallRecord, tool *mcpgate.Tool, res *mcpgate.Result)
+	Audit(rec *mcpgate.CallRecord, tool *mcpgate.Tool, decoded any, res *mcpgate.Result)
 }
 
 // callState is what the stages learn about a call that its record needs.
@@ -40,7 +43,7 @@ func (p *Pipeline) audit(call *mcpgate.Call, st *callState, res *mcpgate.Result,
 	if call.Skill != nil {
 		rec.Skill = call.Skill.Name
 	}
-	p.opts.Auditor.Audit(rec, call.Tool, res)
+	p.opts.Auditor.Audit(rec, call.Tool, call.Decoded, res)
 }
 
 // outcomeOf names how a call ended, as the audit log records it.

@@ -60,7 +60,7 @@ type audited struct {
 	recs []*mcpgate.CallRecord
 }
 
-func (a *audited) Audit(rec *mcpgate.CallRecord, _ *mcpgate.Tool, _ *mcpgate.Result) {
+func (a *audited) Audit(rec *mcpgate.CallRecord, _ *mcpgate.Tool, _ any, _ *mcpgate.Result) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.recs = append(a.recs, rec)
