@@ -121,6 +121,9 @@ func (l *Log) dropped() {
 	}
 }
 
+// Queued returns how many records wait to be written.
+func (l *Log) Queued() int { return len(l.queue) }
+
 // Dropped returns how many records were dropped so far.
 func (l *Log) Dropped() int64 { return l.drops.Load() }
 
