@@ -14,8 +14,8 @@ import (
 // Replica). A replica that gets a retry of a call another one holds
 // verifies the token as usual, then sends the retry's round to the holder
 // (peerRound) and waits. The holder attaches the round to the call, as if
-// the client had sent it there, says at once and then every roundBeat that
-// it runs it, and sends back what the round answers (peerRounded): the
+// the client had sent it there, says that it took it (before the round
+// runs) and then every roundBeat that it still runs it, and sends back what the round answers (peerRounded): the
 // call's result, the next InputRequiredResult with its new requestState,
 // or an error. The replica that got the retry answers its client with it.
 //
@@ -145,6 +145,7 @@ func (s *Server) serveForwardedRound(m *peerMessage, gone *connSink) {
 		s.sendPeer(m.From, &peerMessage{Kind: peerRounded, Resume: m.Resume, Msg: appendError(nil, f.ID, modernError(toRPCError(err)))})
 		return
 	}
+	s.sendPeer(m.From, &peerMessage{Kind: peerRounded, Resume: m.Resume}) // taken, before the round runs
 	ctx, cancel := context.WithCancel(s.base)
 	defer cancel()
 	go s.beatRound(ctx, cancel, gone, m.From, m.Resume)
@@ -162,13 +163,12 @@ func (s *Server) attachForwarded(f *forwardedRound) (*heldCall, error) {
 	return h, h.attach(f.Round, &callReply{s: s, ls: h.ls})
 }
 
-// beatRound tells replica to, at once and every roundBeat, that this
-// replica runs the round rid, until ctx ends; it cancels the round when
-// the forwarding replica's client went (gone closed).
+// beatRound tells replica to, every roundBeat, that this replica runs
+// the round rid, until ctx ends; it cancels the round when the forwarding
+// replica's client went (gone closed).
 func (s *Server) beatRound(ctx context.Context, cancel context.CancelFunc, gone *connSink, to, rid string) {
 	t := time.NewTicker(roundBeat)
 	defer t.Stop()
-	s.sendPeer(to, &peerMessage{Kind: peerRounded, Resume: rid})
 	for {
 		select {
 		case <-ctx.Done():

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,10 +15,24 @@ import (
 	"github.com/mcpgate/mcpgate/sqlite"
 )
 
+// mutedPeers is real Peers whose sends can be stopped, as those of a
+// replica that was killed.
+type mutedPeers struct {
+	*peer.Peers
+	muted atomic.Bool
+}
+
+func (p *mutedPeers) Send(ctx context.Context, to string, msg []byte) error {
+	if p.muted.Load() {
+		return nil
+	}
+	return p.Peers.Send(ctx, to, msg)
+}
+
 // mustReplicas returns two replicas of the MRTR harness (see mustMRTR)
 // joined by real Peers over one SQLite store and its bus, as replicas on
-// one PostgreSQL database are; the second's Peers is returned too.
-func mustReplicas(t *testing.T, asks int) (a, b *mrtrHarness, pa *peer.Peers) {
+// one PostgreSQL database are; the first's Peers is returned too.
+func mustReplicas(t *testing.T, asks int) (a, b *mrtrHarness, pa *mutedPeers) {
 	t.Helper()
 	store, err := sqlite.Open(context.Background(), t.TempDir()+"/mcpgate.db")
 	if err != nil {
@@ -26,7 +41,7 @@ func mustReplicas(t *testing.T, asks int) (a, b *mrtrHarness, pa *peer.Peers) {
 	t.Cleanup(func() { _ = store.Close() })
 	signals := bus.New(&bus.Options{Store: store})
 	t.Cleanup(func() { _ = signals.Close() })
-	pa = peer.New(&peer.Options{Store: store, Signals: signals})
+	pa = &mutedPeers{Peers: peer.New(&peer.Options{Store: store, Signals: signals})}
 	pb := peer.New(&peer.Options{Store: store, Signals: signals})
 	t.Cleanup(func() { _ = pa.Close(); _ = pb.Close() })
 	a = mustMRTRWith(t, asks, &Options{InputWait: time.Minute, Peers: pa})
@@ -117,6 +132,41 @@ func TestMultiRoundForwardedHolderGone(t *testing.T) {
 		t.Errorf("holder gone: %v %q", code, msg)
 	}
 	diff(t, "runs on the forwarding replica", int32(0), b.runs.Load())
+}
+
+func TestMultiRoundForwardedHolderSilent(t *testing.T) {
+	t.Parallel()
+	a, b, pa := mustReplicas(t, 1)
+	running := make(chan struct{})
+	a.gw.setTool("ask", func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		if _, err := call.Client.RequestClient(ctx, "elicitation/create", json.RawMessage(`{"message":"go?","requestedSchema":{"type":"object"}}`)); err != nil {
+			return nil, err
+		}
+		close(running)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	_, v := a.mustModern(t, mrtrReq(1, `{}`, ""))
+	key, state := inputRequired(t, v)
+	got := make(chan map[string]any, 1)
+	go func() {
+		resp, err := b.send(context.Background(), mrtrReq(2, `{}`, retry(state, key, nameAnswer("Fay"))))
+		if err != nil {
+			t.Error(err)
+			got <- nil
+			return
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		got <- v
+	}()
+	<-running
+	pa.muted.Store(true) // the holder took the round, then falls silent
+	v = <-got
+	if code, msg := errorOf(t, v); code != codeInternal || !strings.Contains(msg, "stopped answering") || !strings.Contains(msg, "call again without requestState") {
+		t.Errorf("holder silent mid-round: %v %q", code, msg)
+	}
 }
 
 // waitUntil polls cond until it holds, failing after 30 s.
