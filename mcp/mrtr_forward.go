@@ -75,16 +75,16 @@ func (s *Server) forwardRound(ctx context.Context, away *heldAway, id json.RawMe
 	}
 	s.sendPeer(holder, &peerMessage{Kind: peerRound, Resume: rid, Msg: body})
 	resp, err := awaitRound(ctx, ch, holder)
-	switch {
-	case err == nil:
+	if err == nil {
 		return resp
-	case ctx.Err() != nil:
-		s.sendPeer(holder, &peerMessage{Kind: peerDetach, Resume: rid})
+	}
+	// The client went, or is told to call again: either way the call ends
+	// on the holder, even if the holder takes the round late.
+	s.sendPeer(holder, &peerMessage{Kind: peerDetach, Resume: rid})
+	if ctx.Err() != nil {
 		return appendError(nil, id, &rpcError{Code: codeCancelled, Message: "Request cancelled"})
 	}
-	// The client is told to call again: a round the holder takes late ends
-	// the call.
-	s.sendPeer(holder, &peerMessage{Kind: peerDetach, Resume: rid})
+	s.log.Warn("mcp: a forwarded MRTR round got no answer", "holder", holder, "err", err)
 	return appendError(nil, id, toRPCError(err))
 }
 
