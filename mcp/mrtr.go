@@ -30,7 +30,9 @@ import (
 // once. The requestState names the held call, the round, and a hash that
 // binds the agent, the caller, the method, the tool (or prompt, or URI) and
 // the arguments; any replica verifies it (tamper-proof, expiring), but only
-// the replica that holds the call can continue it: elsewhere the retry is
+// the replica that holds the call can continue it. A retry that reaches
+// another replica is forwarded to the holder through Peers, which runs the
+// round and sends back its answer (mrtr_forward.go); without Peers it is
 // refused with an error that says to call again without requestState.
 
 // StateSigner signs and opens requestState tokens (package reqstate
@@ -109,6 +111,14 @@ type retryParams struct {
 func (s *Server) serveMultiRound(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message, proto *requestProtocol) {
 	reply := s.newCallReply(r, w, ls, acc)
 	h, p, err := s.heldFor(r, agent, cred, m, proto, reply)
+	var away *heldAway
+	if errors.As(err, &away) {
+		resp := s.forwardRound(r.Context(), away, m.ID, p.Responses, reply)
+		if !reply.finish(resp, false) {
+			writeJSON(w, replyStatus(ls, resp), resp)
+		}
+		return
+	}
 	if err != nil {
 		s.reply(w, r, ls, acc, s.errorResponse(ls, m, err))
 		return
@@ -177,6 +187,9 @@ func (s *Server) resume(state, bind string, out *callReply) (*heldCall, error) {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: requestState belongs to another request (another agent, caller, method, name or arguments); retry with the request it came from")
 	}
 	h := s.heldCall(c.Call)
+	if h == nil && s.peers != nil && c.Replica != s.instance {
+		return nil, &heldAway{claims: c}
+	}
 	if h == nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "Invalid params: the call this requestState continues is no longer held (it ended or timed out, or another gateway replica holds it); call again without requestState")
 	}

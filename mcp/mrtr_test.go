@@ -53,9 +53,16 @@ type mrtrHarness struct {
 
 func mustMRTR(t *testing.T, asks int, wait time.Duration) *mrtrHarness {
 	t.Helper()
+	return mustMRTRWith(t, asks, &Options{InputWait: wait})
+}
+
+// mustMRTRWith is mustMRTR with opts (InputWait, Peers) as the server's
+// options.
+func mustMRTRWith(t *testing.T, asks int, opts *Options) *mrtrHarness {
+	t.Helper()
 	m := &mrtrHarness{failed: make(chan error, 4), scopes: make(chan string, 4)}
-	m.harness = mustHarness(t, &Options{RequestState: reqstate.New([]byte("test secret")), InputWait: wait,
-		SessionClosed: func(id string) { m.scopes <- id }})
+	opts.RequestState, opts.SessionClosed = reqstate.New([]byte("test secret")), func(id string) { m.scopes <- id }
+	m.harness = mustHarness(t, opts)
 	m.gw.setTool("ask", func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 		m.runs.Add(1)
 		var names []string

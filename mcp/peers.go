@@ -44,7 +44,7 @@ const (
 	peerNotify  = "notify" // a notification for a session's GET stream somewhere
 	peerResume  = "resume" // the sender's client resumes a stream of the recipient
 	peerEvents  = "events" // events of a resumed stream, for the sender's client
-	peerDetach  = "detach" // the resuming client went: stop sending events
+	peerDetach  = "detach" // the resuming client went: stop sending events (or running a forwarded round)
 	peerTimeout = 5 * time.Second
 )
 
@@ -134,6 +134,10 @@ func (s *Server) receivePeer(m *peerMessage) {
 		s.remotes.route(m)
 	case peerDetach:
 		s.remotes.stopFeed(m.Resume)
+	case peerRound:
+		s.takeRound(m)
+	case peerRounded:
+		s.remotes.route(m)
 	}
 }
 
