@@ -32,13 +32,17 @@ func HashArguments(tool string, args json.RawMessage) (string, error) {
 // json.Decoder.UseNumber, for callers that decode them anyway.
 func HashDecodedArguments(tool string, v any) (string, error) {
 	var buf bytes.Buffer
+	buf.Grow(len(tool) + 256)
+	buf.WriteString(tool)
+	buf.WriteByte(0)
 	if err := writeCanonical(&buf, v); err != nil {
 		return "", err
 	}
-	return HashCanonical(tool, buf.Bytes()), nil
+	sum := sha256.Sum256(buf.Bytes()) // what HashCanonical hashes, in one piece
+	return hex.EncodeToString(sum[:]), nil
 }
 
-// hashCanonical hashes a tool name and canonical arguments.
+// HashCanonical hashes a tool name and canonical arguments.
 func HashCanonical(tool string, canon []byte) string {
 	h := sha256.New()
 	h.Write([]byte(tool))
