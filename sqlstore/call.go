@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -39,26 +39,29 @@ func (s *Store) InsertCalls(ctx context.Context, calls []*mcpgate.CallRecord) er
 	return nil
 }
 
+// insertCallsHead begins the statement insertCalls writes.
+const insertCallsHead = `INSERT INTO calls (` + callColumns + `) VALUES `
+
 // insertCalls writes one batch in one statement.
 func (s *Store) insertCalls(ctx context.Context, calls []*mcpgate.CallRecord) error {
-	var q strings.Builder
-	q.WriteString(`INSERT INTO calls (` + callColumns + `) VALUES `)
+	q := make([]byte, 0, len(insertCallsHead)+len(calls)*callColumnCount*5)
+	q = append(q, insertCallsHead...)
 	args := make([]any, 0, len(calls)*callColumnCount)
 	for i, c := range calls {
 		if i > 0 {
-			q.WriteByte(',')
+			q = append(q, ',')
 		}
-		q.WriteByte('(')
+		q = append(q, '(')
 		for j := range callColumnCount {
 			if j > 0 {
-				q.WriteByte(',')
+				q = append(q, ',')
 			}
-			fmt.Fprintf(&q, "$%d", i*callColumnCount+j+1)
+			q = strconv.AppendInt(append(q, '$'), int64(i*callColumnCount+j+1), 10)
 		}
-		q.WriteByte(')')
+		q = append(q, ')')
 		args = append(args, callArgs(c)...)
 	}
-	if _, err := s.write.ExecContext(ctx, q.String(), args...); err != nil {
+	if _, err := s.write.ExecContext(ctx, string(q), args...); err != nil {
 		return fmt.Errorf("insert %d calls: %w", len(calls), err)
 	}
 	return nil
