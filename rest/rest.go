@@ -221,15 +221,33 @@ func callTimeout(ctx context.Context, skill *mcpgate.Skill, tr *mcpgate.Request)
 const maxPrealloc = 1 << 20
 
 // readLimited reads at most limit+1 bytes of the response's body and
-// reports whether there was more than limit (newResponse keeps limit).
+// reports whether there was more than limit (newResponse keeps limit). It
+// reads into one buffer sized from the Content-Length, without the
+// wrappers (bytes.Buffer, io.LimitReader) that cost allocations.
 func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
-	var buf bytes.Buffer
+	size := int64(512)
 	if n := resp.ContentLength; n > 0 {
-		buf.Grow(int(min(n, limit, maxPrealloc)) + 1)
+		size = min(n, limit, maxPrealloc) + 1 // +1: EOF is seen without growing
 	}
-	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
-	if int64(buf.Len()) > limit {
-		return buf.Bytes(), true, nil
+	b := make([]byte, 0, size)
+	for int64(len(b)) <= limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		room := b[len(b):cap(b)]
+		if left := limit + 1 - int64(len(b)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := resp.Body.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, false, nil
+		} else if err != nil {
+			if int64(len(b)) > limit {
+				return b, true, nil // as much as is kept was read
+			}
+			return b, false, err
+		}
 	}
-	return buf.Bytes(), false, err
+	return b, true, nil
 }
