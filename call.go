@@ -94,17 +94,23 @@ type Result struct {
 	Failure string `json:"-"`
 }
 
-// MarshalJSON writes Raw when set, else the result's fields.
+// MarshalJSON writes Raw when set, else the result's fields, as
+// encoding/json would write them.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	if len(r.Raw) > 0 {
 		return r.Raw, nil
 	}
-	type plain Result
-	p := plain(*r) // a copy: marshalling must not write to r
-	if p.Content == nil {
-		p.Content = []Content{}
+	return r.appendJSON(make([]byte, 0, r.sizeHint()))
+}
+
+// sizeHint is about the length of the result's JSON, so that it is
+// written into one buffer.
+func (r *Result) sizeHint() int {
+	n := 64 + len(r.StructuredContent) + len(r.Meta)
+	for i := range r.Content {
+		n += 32 + len(r.Content[i].Text) + len(r.Content[i].Data)
 	}
-	return json.Marshal(&p)
+	return n
 }
 
 // ErrorResult returns a result with IsError set and one text block.

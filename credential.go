@@ -1,6 +1,9 @@
 package mcpgate
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // CredentialKind says how a request authenticated.
 type CredentialKind string
@@ -33,6 +36,17 @@ func (c *Credential) Identity() string {
 		return "agent_key:" + c.ID
 	}
 	return "user:" + c.UserID
+}
+
+// HasIdentity reports whether id is c's Identity, without building it:
+// every request on a session checks it.
+func (c *Credential) HasIdentity(id string) bool {
+	if c.Kind == CredentialAgentKey {
+		rest, ok := strings.CutPrefix(id, "agent_key:")
+		return ok && rest == c.ID
+	}
+	rest, ok := strings.CutPrefix(id, "user:")
+	return ok && rest == c.UserID
 }
 
 // Authorize returns nil if the credential may call a's tools over MCP:

@@ -54,3 +54,25 @@ func TestCredentialCaller(t *testing.T) {
 		}
 	}
 }
+
+// TestHasIdentity checks HasIdentity against Identity for each kind of
+// credential, and that it builds nothing.
+func TestHasIdentity(t *testing.T) {
+	creds := []*Credential{
+		{Kind: CredentialAgentKey, ID: "k1", UserID: "u1", AgentID: "a"},
+		{Kind: CredentialUserKey, ID: "k2", UserID: "u1"},
+		{Kind: CredentialOAuth, ID: "t", UserID: "u2"},
+	}
+	ids := []string{"", "user:", "agent_key:", "user:u1", "user:u2", "agent_key:k1", "agent_key:k2", "user:k1", "agent_key:u1", "user:u1x"}
+	for _, c := range creds {
+		for _, id := range ids {
+			if got, want := c.HasIdentity(id), c.Identity() == id; got != want {
+				t.Errorf("%+v HasIdentity(%q) = %v, want %v", c, id, got, want)
+			}
+		}
+		id := c.Identity()
+		if n := testing.AllocsPerRun(100, func() { c.HasIdentity(id) }); n != 0 {
+			t.Errorf("HasIdentity: %v allocations, want 0", n)
+		}
+	}
+}

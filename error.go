@@ -48,10 +48,11 @@ func Errorf(code string, format string, args ...any) *Error {
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
 // when there is none, and "" for a nil error.
 func ErrorCode(err error) string {
-	var e *Error
 	if err == nil {
-		return ""
-	} else if errors.As(err, &e) {
+		return "" // before e, which escapes: no allocation for no error
+	}
+	var e *Error
+	if errors.As(err, &e) {
 		return e.Code
 	}
 	return EINTERNAL
@@ -60,10 +61,11 @@ func ErrorCode(err error) string {
 // ErrorMessage returns the user-facing message of the first *Error in err's
 // chain, and a generic text for internal errors, whose details must not leak.
 func ErrorMessage(err error) string {
-	var e *Error
 	if err == nil {
-		return ""
-	} else if errors.As(err, &e) {
+		return "" // before e, which escapes: no allocation for no error
+	}
+	var e *Error
+	if errors.As(err, &e) {
 		return e.Message
 	}
 	return "Internal error."

@@ -60,7 +60,7 @@ type parsedCall struct {
 // task member.
 func decodeCall(params json.RawMessage) (*parsedCall, error) {
 	var p callParams
-	if err := unmarshalParams(params, &p); err != nil {
+	if err := decodeCallParams(params, &p); err != nil {
 		return nil, err
 	}
 	name, ok := jsonString(p.Name)

@@ -44,18 +44,30 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	if r.ContentLength > s.maxBody {
 		return nil, tooLarge(s.maxBody)
 	}
-	size := 512
-	if r.ContentLength > 0 {
+	size, body := 512, r.Body
+	if r.ContentLength >= 0 {
+		// net/http reads no more than the Content-Length, already checked
+		// against the limit: no MaxBytesReader (an allocation) is needed.
 		size = int(r.ContentLength) + 1 // +1 so ReadAll sees EOF without growing
+	} else {
+		body = http.MaxBytesReader(w, r.Body, s.maxBody)
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, s.maxBody), size)
+	b, err := readAll(body, size)
+	if err != nil {
+		return nil, bodyError(err, s.maxBody)
+	}
+	return b, nil
+}
+
+// bodyError is the error of a failed read of the request body. (Its own
+// function: the target of errors.As escapes, and would cost every read an
+// allocation.)
+func bodyError(err error, limit int64) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, tooLarge(s.maxBody)
-	} else if err != nil {
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "reading the request body failed: %v", err)
+		return tooLarge(limit)
 	}
-	return body, nil
+	return mcpgate.Errorf(mcpgate.EINVALID, "reading the request body failed: %v", err)
 }
 
 // readAll is io.ReadAll with a first buffer of the given size.

@@ -94,7 +94,7 @@ func (s *Server) session(ctx context.Context, id string, agent *mcpgate.Agent, c
 		ls.release()
 		return nil, sessionNotFound(id)
 	}
-	if ls.identity != cred.Identity() {
+	if !cred.HasIdentity(ls.identity) {
 		ls.release()
 		return nil, mcpgate.Errorf(mcpgate.EFORBIDDEN, "session %q was opened by another identity; refused: initialize a session of your own", id)
 	}

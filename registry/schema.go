@@ -66,9 +66,12 @@ func (s *Schema) Validate(doc json.RawMessage) error {
 // need not decode it again; the value is nil when the document is not
 // JSON.
 func (s *Schema) Decode(doc json.RawMessage) (any, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return nil, mcpgate.Errorf(mcpgate.EINVALID, "not valid JSON: %v", err)
+	v, ok := decodeValue(doc)
+	if !ok { // not JSON: the library's decoder words the error
+		var err error
+		if v, err = jsonschema.UnmarshalJSON(bytes.NewReader(doc)); err != nil {
+			return nil, mcpgate.Errorf(mcpgate.EINVALID, "not valid JSON: %v", err)
+		}
 	}
 	return v, s.ValidateValue(v)
 }

@@ -34,7 +34,8 @@ func BenchmarkCallTool(b *testing.B) {
 }
 
 // BenchmarkBuildRequest measures building the request alone: templates,
-// headers and body, without the network.
+// headers and body, without the network; from the arguments' JSON, and
+// from the value the validate stage decoded (Call.Decoded).
 func BenchmarkBuildRequest(b *testing.B) {
 	backend := New(&Options{LookupEnv: testLookup(map[string]string{"TOKEN": "t0k"})})
 	call := newCall("https://api.example.com/v1", &mcpgate.Request{
@@ -44,10 +45,16 @@ func BenchmarkBuildRequest(b *testing.B) {
 		Headers: map[string]string{"Authorization": "Bearer ${env:TOKEN}"},
 	}, `{"user": "octocat", "n": 5, "name": "hello", "private": false}`)
 	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := backend.newRequest(ctx, call.Skill, call); err != nil {
-			b.Fatal(err)
+	run := func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := backend.newRequest(ctx, call.Skill, call); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
+	b.Run("json", run)
+	// decoded: the arguments as the validate stage hands them on.
+	call.Decoded = decodeLikeValidate(b, string(call.Arguments))
+	b.Run("decoded", run)
 }

@@ -47,7 +47,12 @@ func (e *expander) object(keep func(name string) bool) []byte {
 		}
 	}
 	slices.Sort(names)
+	size := 2
+	for _, name := range names {
+		size += len(name) + len(e.args[name]) + 4
+	}
 	var buf bytes.Buffer
+	buf.Grow(size)
 	buf.WriteByte('{')
 	for i, name := range names {
 		if i > 0 {
@@ -55,7 +60,11 @@ func (e *expander) object(keep func(name string) bool) []byte {
 		}
 		WriteJSONString(&buf, name)
 		buf.WriteByte(':')
-		json.Compact(&buf, e.args[name]) // valid: the arguments were parsed
+		if v := e.args[name]; len(v) == 0 || v[0] == '{' || v[0] == '[' {
+			json.Compact(&buf, v) // valid: the arguments were parsed
+		} else {
+			buf.Write(v) // a scalar is compact: an argument's JSON has no space around it
+		}
 	}
 	buf.WriteByte('}')
 	return buf.Bytes()

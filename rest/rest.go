@@ -119,7 +119,7 @@ func (b *Backend) newRequest(ctx context.Context, skill *mcpgate.Skill, call *mc
 	if tr == nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "tool %q has no request to send", call.Tool.Name)
 	}
-	a, err := parseArgs(call.Arguments)
+	a, err := callArgs(call)
 	if err != nil {
 		return nil, err
 	}
@@ -184,16 +184,21 @@ func requestMethod(tr *mcpgate.Request) string {
 	return strings.ToUpper(tr.Method)
 }
 
-// setDefaults sets the headers the templates left unset.
+// setDefaults sets the headers the templates left unset (or set empty).
+// The values share one array: three allocations fewer per call than
+// http.Header.Set, and the client only reads them.
 func (b *Backend) setDefaults(h http.Header, hasBody bool) {
-	if h.Get("User-Agent") == "" {
-		h.Set("User-Agent", b.userAgent)
+	vals := make([]string, 0, 3)
+	set := func(key, value string) {
+		if v := h[key]; len(v) == 0 || v[0] == "" {
+			vals = append(vals, value)
+			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+		}
 	}
-	if h.Get("Accept") == "" {
-		h.Set("Accept", "application/json, */*;q=0.8")
-	}
-	if hasBody && h.Get("Content-Type") == "" {
-		h.Set("Content-Type", "application/json")
+	set("User-Agent", b.userAgent)
+	set("Accept", "application/json, */*;q=0.8")
+	if hasBody {
+		set("Content-Type", "application/json")
 	}
 }
 
@@ -216,15 +221,33 @@ func callTimeout(ctx context.Context, skill *mcpgate.Skill, tr *mcpgate.Request)
 const maxPrealloc = 1 << 20
 
 // readLimited reads at most limit+1 bytes of the response's body and
-// reports whether there was more than limit (newResponse keeps limit).
+// reports whether there was more than limit (newResponse keeps limit). It
+// reads into one buffer sized from the Content-Length, without the
+// wrappers (bytes.Buffer, io.LimitReader) that cost allocations.
 func readLimited(resp *http.Response, limit int64) ([]byte, bool, error) {
-	var buf bytes.Buffer
+	size := int64(512)
 	if n := resp.ContentLength; n > 0 {
-		buf.Grow(int(min(n, limit, maxPrealloc)) + 1)
+		size = min(n, limit, maxPrealloc) + 1 // +1: EOF is seen without growing
 	}
-	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
-	if int64(buf.Len()) > limit {
-		return buf.Bytes(), true, nil
+	b := make([]byte, 0, size)
+	for int64(len(b)) <= limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		room := b[len(b):cap(b)]
+		if left := limit + 1 - int64(len(b)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := resp.Body.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, false, nil
+		} else if err != nil {
+			if int64(len(b)) > limit {
+				return b, true, nil // as much as is kept was read
+			}
+			return b, false, err
+		}
 	}
-	return buf.Bytes(), false, err
+	return b, true, nil
 }

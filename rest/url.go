@@ -138,6 +138,9 @@ func (e *expander) segment(sb *strings.Builder, seg string) error {
 // argument's value, repeated for each element of an array and left out when
 // the argument is absent; other values interpolate {name} and secrets.
 func (e *expander) query(q map[string]string) (string, error) {
+	if len(q) == 0 {
+		return "", nil // without sorting no keys, which allocates
+	}
 	var sb strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(q)) {
 		vals, err := e.queryValues(q[k])

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN] [--only relay]:
+# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN] [--only relay|rest]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -28,6 +28,10 @@
 # gateway with --pprof-addr (for a CPU profile or trace under load).
 # OLD=BINARY (with --only relay) also relays through a second gateway run
 # by that older binary, right after the new one, and prints its row too.
+# --only rest measures only the REST figure: the minimal relay, then the
+# gateway, ROUNDS times (default 3); with OLD=BINARY a gateway of that
+# binary runs beside the new one, each round measuring the relay, the new
+# and the old gateway back to back, and the table has a row for each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +44,7 @@ while [ $# -gt 0 ]; do
     --agent-calls) agent_calls=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN] [--only relay]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--postgres DSN] [--only relay|rest]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -131,10 +135,39 @@ wait_tools() {
     sleep 0.1
   done
 }
+units='{"value":10,"from":"km","to":"mi"}'
+if [ "$only" = rest ]; then
+  "$work/relay" "http://$backend/_demo/api/convert/units" 2>"$work/baseline.err" &
+  baseline_pid=$!
+  baseline=$(wait_addr $baseline_pid "$work/baseline.err")
+  start_gateway gateway "$work/gateway.yaml"
+  new_pid=$gw_pid new_port=$gw_port new_key=$gw_key
+  [ -n "${OLD:-}" ] && PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
+  echo
+  echo "issue 16 REST target, $sessions sessions × $duration a leg, $(nproc) cores"
+  echo "| round | load average | relay µs/call | new µs/call | new / relay |${OLD:+ old µs/call | old / relay | new / old |}"
+  echo "|---|---|---|---|---|${OLD:+---|---|---|}"
+  # run_old N measures round N's leg of the old gateway.
+  run_old() { run old-$1 --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"; }
+  for i in $(seq "${ROUNDS:-3}"); do
+    run baseline-$i --url "http://$baseline/mcp" --key none --tool convert_units --args "$units" --pid "$baseline_pid"
+    # Even rounds run the old gateway first, so that neither always follows the relay.
+    [ -n "${OLD:-}" ] && [ $((i % 2)) = 0 ] && run_old "$i"
+    run rest-$i --url "http://127.0.0.1:$new_port/rest/mcp" --key "$new_key" --tool convert_units --args "$units" --pid "$new_pid"
+    [ -n "${OLD:-}" ] && [ $((i % 2)) = 1 ] && run_old "$i"
+    b=$(field cpu_us_per_call "$work/baseline-$i") n=$(field cpu_us_per_call "$work/rest-$i")
+    row="| $i | $(cut -d' ' -f1-3 /proc/loadavg) | $b | $n | $(ratio "$n" "$b")× |"
+    if [ -n "${OLD:-}" ]; then
+      o=$(field cpu_us_per_call "$work/old-$i")
+      row="$row $o | $(ratio "$o" "$b")× | $(ratio "$n" "$o")× |"
+    fi
+    echo "$row"
+  done
+  exit 0
+fi
 start_gateway gateway "$work/gateway.yaml"
 wait_tools gateway
 
-units='{"value":10,"from":"km","to":"mi"}'
 run direct --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
 run relayed --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
 if [ "$only" = relay ]; then
