@@ -69,13 +69,25 @@ func (m *Main) newPeers(b *bus.Bus) mcp.Peers {
 	return p
 }
 
+// newEventLog returns what keeps the transport's SSE events in the
+// database for resumptions after this replica died: only with peers (on
+// PostgreSQL). Close writes what is queued.
+func (m *Main) newEventLog(peers mcp.Peers) mcp.EventLog {
+	if peers == nil {
+		return nil
+	}
+	l := peer.NewEventLog(&peer.EventLogOptions{Store: m.store, Logger: m.logger})
+	m.closers = append(m.closers, l.Close)
+	return l
+}
+
 // newMCP returns the MCP transport in front of the gateway; it publishes
 // the sessions (and held 2026-07-28 calls) it stops serving on the hub,
 // signs requestState with signer, and reaches the other replicas through
 // peers (nil with one process).
 func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub, signer mcp.StateSigner, peers mcp.Peers) *mcp.Server {
 	return mcp.New(&mcp.Options{
-		Peers:    peers,
+		Peers: peers, EventLog: m.newEventLog(peers),
 		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed, RequestState: signer, InputWait: m.Config.InputWait,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
