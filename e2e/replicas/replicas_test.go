@@ -25,6 +25,7 @@ func TestReplicas(t *testing.T) {
 	})
 	// After the group, which sends requests to replica 0 directly.
 	t.Run("handover", func(t *testing.T) { testHandOver(t, e) })
+	t.Run("killed", func(t *testing.T) { testResumeAfterKill(t, e) })
 }
 
 // waitServed waits until agent's tools are listed on every replica (the

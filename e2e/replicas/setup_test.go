@@ -29,6 +29,7 @@ type env struct {
 	*cluster.Cluster
 	key  string // alice's user key
 	rest *restBackend
+	dsn  string // the replicas' database
 }
 
 // config is the agents every test uses, applied by every replica at start:
@@ -156,7 +157,7 @@ func startEnv(t *testing.T) *env {
 		Env:  []string{"ALICE_PASSWORD=correct horse battery"},
 		Args: []string{"--config", cfg, "--agent-visibility", "2s"}})
 	key := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "alice"))
-	return &env{Cluster: c, key: key, rest: rest}
+	return &env{Cluster: c, key: key, rest: rest, dsn: dsn}
 }
 
 // built guards buildOnce.
