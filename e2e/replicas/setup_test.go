@@ -28,6 +28,7 @@ const everythingServer = "github.com/modelcontextprotocol/go-sdk/conformance/eve
 type env struct {
 	*cluster.Cluster
 	key  string // alice's user key
+	root string // an administrator's user key
 	rest *restBackend
 	dsn  string // the replicas' database
 }
@@ -40,6 +41,9 @@ type env struct {
 const config = `users:
   - name: alice
     password: ${env:ALICE_PASSWORD}
+  - name: root
+    password: ${env:ALICE_PASSWORD}
+    admin: true
 agents:
   - id: tools
     owner: alice
@@ -157,7 +161,8 @@ func startEnv(t *testing.T) *env {
 		Env:  []string{"ALICE_PASSWORD=correct horse battery"},
 		Args: []string{"--config", cfg, "--agent-visibility", "2s"}})
 	key := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "alice"))
-	return &env{Cluster: c, key: key, rest: rest, dsn: dsn}
+	root := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "root"))
+	return &env{Cluster: c, key: key, root: root, rest: rest, dsn: dsn}
 }
 
 // built guards buildOnce.
