@@ -65,7 +65,6 @@ func testListChangedElsewhere(t *testing.T, e *env) {
 	}
 }
 
-
 // waitListed waits until agent's tools are listed to key on every replica
 // (a replica learns of a new agent at its next registry reload).
 func waitListed(t *testing.T, e *env, agent, key string) {
