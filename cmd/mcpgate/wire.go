@@ -129,16 +129,17 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger, Readiness: readiness{m},
-		UI: m.newUI(authn, hub),
+		UI: m.newUI(authn, hub, b),
 	})
 }
 
 // newUI returns the dashboard; Close and StartDrain end its live streams.
-func (m *Main) newUI(authn *auth.Authenticator, hub *events.Hub) *ui.Handler {
+// Its approvals queues hear of other replicas' approvals through the bus b.
+func (m *Main) newUI(authn *auth.Authenticator, hub *events.Hub, b *bus.Bus) *ui.Handler {
 	m.ui = ui.New(&ui.Options{
 		Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
 		Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
-		Calls: m.store, Approvals: m.approvals, Events: hub,
+		Calls: m.store, Approvals: m.approvals, Events: hub, Signals: b,
 	})
 	return m.ui
 }
