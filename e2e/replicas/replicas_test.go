@@ -23,6 +23,7 @@ func TestReplicas(t *testing.T) {
 		t.Run("cancel", func(t *testing.T) { t.Parallel(); testCancelElsewhere(t, e) })
 		t.Run("notify", func(t *testing.T) { t.Parallel(); testNotifyElsewhere(t, e) })
 		t.Run("listchanged", func(t *testing.T) { t.Parallel(); testListChangedElsewhere(t, e) })
+		t.Run("dashboard", func(t *testing.T) { t.Parallel(); testDashboardElsewhere(t, e) })
 	})
 	// After the group, which sends requests to replica 0 directly.
 	t.Run("handover", func(t *testing.T) { testHandOver(t, e) })

@@ -33,6 +33,9 @@ type env struct {
 	dsn  string // the replicas' database
 }
 
+// password is every user's password.
+const password = "correct horse battery"
+
 // config is the agents every test uses, applied by every replica at start:
 //   - tools: REST tools (echo; limited, rate-limited per credential;
 //     gated, approved by reviewers; asked, approved by the caller)
@@ -158,7 +161,7 @@ func startEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	c := cluster.Start(t, cluster.Options{Binary: binary, DSN: dsn, Replicas: 3,
-		Env:  []string{"ALICE_PASSWORD=correct horse battery"},
+		Env:  []string{"ALICE_PASSWORD=" + password},
 		Args: []string{"--config", cfg, "--agent-visibility", "2s"}})
 	key := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "alice"))
 	root := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "root"))
