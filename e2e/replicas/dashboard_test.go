@@ -3,7 +3,6 @@ package replicas
 import (
 	"context"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/mcpgate/mcpgate/e2e/headless"
 )
 
 // noPoll runs in the approvals page before its own script: it takes the
@@ -30,16 +30,17 @@ const noPoll = `window.setInterval = function () { return 0; };
 // itself, brought by the page's live stream from replica 1, which heard of
 // it from replica 0 over the bus. The call is then rejected.
 func testDashboardElsewhere(t *testing.T, e *env) {
-	ctx := startBrowser(t)
+	ctx, cancel := headless.Start(t, headless.Chromium(t))
+	defer cancel()
 	signIn(t, ctx, e.URL, "alice")
 	inject := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: noPoll})
 		return err
 	})
-	browse(t, ctx, "open the queue on replica 1", inject, chromedp.Navigate(e.Replica(1).URL+"/ui/approvals/"),
+	headless.Browse(t, ctx, "open the queue on replica 1", inject, chromedp.Navigate(e.Replica(1).URL+"/ui/approvals/"),
 		chromedp.WaitVisible(chromedp.CSS("#live-note")))
 	waitUntil(t, 20*time.Second, "the queue's live stream open", func() bool {
-		return evaluate[bool](t, ctx, `window.liveStreams.length === 1 && window.liveStreams[0].readyState === 1`)
+		return headless.Evaluate[bool](t, ctx, `window.liveStreams.length === 1 && window.liveStreams[0].readyState === 1`)
 	})
 	s := openRPC(t, e.URL+"/tools/mcp", e.key, `{}`)
 	done := make(chan *rpcReply, 1)
@@ -47,7 +48,7 @@ func testDashboardElsewhere(t *testing.T, e *env) {
 		done <- s.on(e, 0, "tools").post(`{"jsonrpc":"2.0","id":"d1","method":"tools/call","params":{"name":"gated_echo","arguments":{"text":"on the dashboard elsewhere"}}}`)
 	}()
 	waitUntil(t, 30*time.Second, "the approval on replica 1's page", func() bool {
-		return evaluate[bool](t, ctx, `Array.from(document.querySelectorAll("section.approval pre")).some(function (p) { return p.textContent.indexOf("on the dashboard elsewhere") >= 0; })`)
+		return headless.Evaluate[bool](t, ctx, `Array.from(document.querySelectorAll("section.approval pre")).some(function (p) { return p.textContent.indexOf("on the dashboard elsewhere") >= 0; })`)
 	})
 	id := pendingApproval(t, e, "on the dashboard elsewhere")
 	req, _ := http.NewRequest("POST", e.URL+"/api/v1/approvals/"+id+"/reject", strings.NewReader(`{"reason":"seen"}`))
@@ -63,58 +64,13 @@ func testDashboardElsewhere(t *testing.T, e *env) {
 	}
 }
 
-// startBrowser starts a headless Chromium for at most two minutes,
-// skipping t without one.
-func startBrowser(t *testing.T) context.Context {
-	t.Helper()
-	path := os.Getenv("MCPGATE_CHROMIUM")
-	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if _, err := os.Stat(p); path == "" && err == nil {
-			path = p
-		}
-	}
-	if path == "" {
-		t.Skip("no Chromium (apt-get install chromium, or set MCPGATE_CHROMIUM to its path)")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // starts the browser on ctx
-		t.Fatalf("start %s: %v", path, err)
-	}
-	return ctx
-}
-
 // signIn signs in to the dashboard at base as user.
 func signIn(t *testing.T, ctx context.Context, base, user string) {
 	t.Helper()
-	browse(t, ctx, "open the dashboard", chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible(chromedp.CSS(`input[name="username"]`)))
-	browse(t, ctx, "sign in as "+user,
+	headless.Browse(t, ctx, "open the dashboard", chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible(chromedp.CSS(`input[name="username"]`)))
+	headless.Browse(t, ctx, "sign in as "+user,
 		chromedp.SendKeys(chromedp.CSS(`input[name="username"]`), user),
 		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), password),
 		chromedp.Submit(chromedp.CSS(`input[name="password"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`nav form.logout`)))
-}
-
-// browse runs steps in the browser for at most 20 seconds.
-func browse(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(sctx, steps...); err != nil {
-		where, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
-		t.Fatalf("browser: %s: %v; the page:\n%s", what, err, where)
-	}
-}
-
-// evaluate returns the value of a JavaScript expression in the page.
-func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
-	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	if err != nil {
-		t.Fatalf("browser: %s: %v", expr, err)
-	}
-	return v
 }

@@ -23,26 +23,9 @@ import (
 // written (docs/architecture.md, "Many replicas").
 func testResumeAfterKill(t *testing.T, e *env) {
 	waitServed(t, e, "everything") // replica 0 was restarted after the handover
-	s := openRPC(t, e.URL+"/everything/mcp", e.key, `{}`)
-	get := s.on(e, 0, "everything").send("", "")
-	ev := newEvents(get.Body)
-	if prime, ok := ev.nextAny(); !ok || prime.id == "" {
-		t.Fatalf("GET on replica 0: HTTP %d, no priming event", get.StatusCode)
-	}
-	if r := s.on(e, 0, "everything").post(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`); r.Error != nil {
-		t.Fatalf("subscribe: %s", r.Body)
-	}
-	var sent []event
-	for len(sent) < 3 {
-		x, ok := ev.next()
-		if !ok {
-			t.Fatalf("the GET stream on replica 0 ended after %d notifications", len(sent))
-		}
-		if x.message().Method != "" {
-			sent = append(sent, x)
-		}
-	}
-	get.Body.Close()
+	s, w := watchOn(t, e, 0)
+	sent := []event{w.next(t), w.next(t), w.next(t)}
+	w.get.Body.Close()
 	waitStored(t, e.dsn, sent[2].id)
 	if err := e.Replica(0).Kill(); err != nil {
 		t.Fatal(err)

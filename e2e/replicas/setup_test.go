@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -150,7 +149,7 @@ func startEnv(t *testing.T) *env {
 	if err := buildOnce(fixture, everythingServer); err != nil {
 		t.Fatal(err)
 	}
-	addr, err := freeAddr()
+	addr, err := cluster.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,16 +178,6 @@ func buildOnce(out, pkg string) error {
 		return nil
 	}
 	return cluster.BuildPackage(out, pkg)
-}
-
-// freeAddr returns a loopback address with a port free at the time.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
 
 // startProcess starts a helper program, killed when t ends.
