@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/sdkclient"
 )
 
 // TestReplicas starts three replicas behind the round-robin proxy once and
@@ -46,12 +48,12 @@ func waitServed(t *testing.T, e *env, agent string) {
 // may land on another replica.
 func testClient(t *testing.T, e *env) {
 	plan := map[string]any{"url": e.URL + "/tools/mcp", "headers": bearer(e.key), "delete": true,
-		"calls": []clientCall{
+		"calls": []sdkclient.Call{
 			{Name: "echo", Arguments: map[string]any{"text": "one"}, Progress: true},
 			{Name: "echo", Arguments: map[string]any{"text": "two"}},
 			{Name: "echo", Arguments: map[string]any{"text": "three"}, Progress: true},
 		}}
-	var rep clientReport
+	var rep sdkclient.Report
 	if !runNode(t, "client.mjs", plan, &rep) || rep.Error != nil {
 		t.Fatalf("client: %+v", rep.Error)
 	}
