@@ -23,6 +23,7 @@ type Store interface {
 	WebhookStore
 	TaskStore
 	PeerMessageStore
+	StreamEventStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

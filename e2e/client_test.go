@@ -1,19 +1,13 @@
 package e2e
 
 import (
-	"context"
-	"encoding/json"
-	"os/exec"
 	"testing"
-	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/sdkclient"
 )
 
 // clientCall is one tools/call of a client plan.
-type clientCall struct {
-	Name      string         `json:"name"`
-	Arguments map[string]any `json:"arguments,omitempty"`
-	Progress  bool           `json:"progress,omitempty"`
-}
+type clientCall = sdkclient.Call
 
 // clientPlan tells client.mjs what to do.
 type clientPlan struct {
@@ -30,67 +24,19 @@ type clientPlan struct {
 }
 
 // toolResult is a CallToolResult as the TS SDK returns it.
-type toolResult struct {
-	Content []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Data     string `json:"data"`
-		MimeType string `json:"mimeType"`
-	} `json:"content"`
-	StructuredContent map[string]any `json:"structuredContent"`
-	IsError           bool           `json:"isError"`
-}
+type toolResult = sdkclient.ToolResult
 
 // clientReport is what client.mjs prints.
-type clientReport struct {
-	Server *struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		SessionID       string         `json:"sessionId"`
-		ServerInfo      map[string]any `json:"serverInfo"`
-		Capabilities    map[string]any `json:"capabilities"`
-		Instructions    string         `json:"instructions"`
-	} `json:"server"`
-	Pages [][]string `json:"pages"`
-	Tools []struct {
-		Name         string          `json:"name"`
-		Description  string          `json:"description"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema"`
-		Annotations  map[string]any  `json:"annotations"`
-	} `json:"tools"`
-	Calls []struct {
-		Name     string           `json:"name"`
-		Result   *toolResult      `json:"result"`
-		Error    *clientError     `json:"error"`
-		Progress []map[string]any `json:"progress"`
-	} `json:"calls"`
-	SessionDelete any          `json:"sessionDelete"`
-	Error         *clientError `json:"error"`
-}
+type clientReport = sdkclient.Report
 
 // clientError is an error the TS SDK raised.
-type clientError struct {
-	Stage   string `json:"stage"`
-	Message string `json:"message"`
-	Code    any    `json:"code"`
-}
+type clientError = sdkclient.Error
 
 // runClient runs the TS SDK client with a plan and returns its report
 // and whether it exited 0.
 func runClient(t *testing.T, plan clientPlan) (*clientReport, bool) {
 	t.Helper()
-	b, _ := json.Marshal(plan)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", string(b))
-	out, err := cmd.Output()
 	var rep clientReport
-	if jerr := json.Unmarshal(out, &rep); jerr != nil {
-		stderr := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("client.mjs printed no report (%v): %s\n%s", jerr, out, stderr)
-	}
-	return &rep, err == nil
+	ok := sdkclient.Run(t, ".", "client.mjs", plan, &rep)
+	return &rep, ok
 }

@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/conformance"
 )
 
 // conformanceNextExpected are the scenarios of the 0.2.0 alpha suite
@@ -65,29 +62,11 @@ func conformanceNext(t *testing.T, b *bridged, requirements string) {
 // alpha suite against url and returns the checks by scenario.
 func runRequirements(t *testing.T, url, requirements string) map[string][]check {
 	t.Helper()
-	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "--import", "./node20-compat/register.mjs",
-		"node_modules/conformance-next/dist/index.js",
-		"server", "--url", url, "--requirements", requirements, "-o", out)
-	log, err := cmd.CombinedOutput()
-	files, _ := filepath.Glob(filepath.Join(out, "*", "checks.json"))
-	if len(files) == 0 {
-		t.Fatalf("the suite wrote no checks (%v):\n%s", err, log)
-	}
+	byDir, _ := conformance.RunSuite(t, ".", 5*time.Minute, "node_modules/conformance-next/dist/index.js",
+		"server", "--url", url, "--requirements", requirements)
 	byScenario := map[string][]check{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cs []check
-		if err := json.Unmarshal(b, &cs); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		scenario := filepath.Base(filepath.Dir(f))
-		byScenario[scenarioName(scenario)] = append(byScenario[scenarioName(scenario)], cs...)
+	for dir, cs := range byDir {
+		byScenario[scenarioName(dir)] = append(byScenario[scenarioName(dir)], cs...)
 	}
 	return byScenario
 }

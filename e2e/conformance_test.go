@@ -1,16 +1,12 @@
 package e2e
 
 import (
-	"context"
-	"encoding/json"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/conformance"
 )
 
 // conformanceScenarios are the official MCP conformance suite's (0.1.16)
@@ -70,41 +66,10 @@ func keyProxy(t *testing.T, target, key string) string {
 }
 
 // check is one entry of a scenario's checks.json.
-type check struct {
-	ID           string          `json:"id"`
-	Status       string          `json:"status"`
-	ErrorMessage string          `json:"errorMessage"`
-	Details      json.RawMessage `json:"details"`
-}
+type check = conformance.Check
 
 // runScenario runs one scenario of the pinned suite and returns its checks.
 func runScenario(t *testing.T, url, scenario string) []check {
 	t.Helper()
-	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "--import", "./node20-compat/register.mjs",
-		"node_modules/@modelcontextprotocol/conformance/dist/index.js",
-		"server", "--url", url, "--scenario", scenario, "-o", out)
-	log, err := cmd.CombinedOutput()
-	files, _ := filepath.Glob(filepath.Join(out, "*", "checks.json"))
-	if len(files) == 0 {
-		t.Fatalf("the suite wrote no checks (%v):\n%s", err, log)
-	}
-	var checks []check
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cs []check
-		if err := json.Unmarshal(b, &cs); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		checks = append(checks, cs...)
-	}
-	if len(checks) == 0 {
-		t.Fatalf("scenario %s ran no checks:\n%s", scenario, log)
-	}
-	return checks
+	return conformance.Run(t, ".", url, scenario)
 }

@@ -23,14 +23,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,34 +38,7 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpgate-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "mcpgate")
-	code := 1
-	if err := cluster.Build(binary); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: build mcpgate:", err)
-	} else if err := cluster.EnsureNodeDeps("."); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-	} else {
-		allowParallel(4)
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// allowParallel lets n parallel tests run at once unless -test.parallel
-// was given: they mostly wait on child processes, not on the CPU.
-func allowParallel(n int) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(n))
-	}
+	os.Exit(cluster.Main(m, &binary, cluster.MainOptions{Name: "e2e", NodeDir: ".", Parallel: 4}))
 }
 
 // gateway is a running mcpgate serve process.

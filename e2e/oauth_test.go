@@ -11,13 +11,13 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/mcpgate/mcpgate/e2e/headless"
 )
 
 // oauthPassword is the demo user's password in the OAuth tests.
@@ -168,23 +168,10 @@ func checkGatewayWide(t *testing.T, g *oauthGateway, chromium string) {
 	}
 }
 
-// chromiumPath returns the Chromium to drive: MCPGATE_CHROMIUM, or the
-// Debian package's. The test is skipped only when neither exists.
+// chromiumPath returns the Chromium to run, skipping t without one.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("MCPGATE_CHROMIUM"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("MCPGATE_CHROMIUM: %v", err)
-		}
-		return p
-	}
-	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium: the OAuth browser test needs it (apt-get install chromium, or set MCPGATE_CHROMIUM to its path)")
-	return ""
+	return headless.Chromium(t)
 }
 
 // startOAuthGateway gives the demo user a password before the demo
@@ -604,29 +591,17 @@ func checkConsentPage(t *testing.T, page string, boxes, pre map[string]bool) {
 	}
 }
 
-// browse runs steps in the browser for at most 20 seconds, and on failure
-// shows where the browser got to.
+// browse runs steps in the browser for at most 20 seconds
+// (headless.Browse).
 func browse(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(sctx, steps...); err != nil {
-		where, werr := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
-		if werr != nil {
-			where = werr.Error()
-		}
-		t.Fatalf("browser: %s: %v; the page at that moment:\n%s", what, err, where)
-	}
+	headless.Browse(t, ctx, what, steps...)
 }
 
 // evaluate returns the value of a JavaScript expression in the page.
 func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	if err != nil {
-		t.Fatalf("browser: %s: %v", expr, err)
-	}
-	return v
+	return headless.Evaluate[T](t, ctx, expr)
 }
 
 // inBrowser runs f in a fresh headless Chromium.
@@ -641,17 +616,5 @@ func inBrowser(t *testing.T, chromium string, f func(ctx context.Context)) {
 // two minutes.
 func browser(t *testing.T, chromium string) (context.Context, context.CancelFunc) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	cancel := func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
-	// The first action starts the browser and ties it to its context: run
-	// one here, so that the shorter contexts of the steps don't end it.
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		t.Fatalf("start %s: %v", chromium, err)
-	}
-	return ctx, cancel
+	return headless.Start(t, chromium)
 }

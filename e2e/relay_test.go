@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgate/mcpgate/e2e/conformance"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,17 +24,7 @@ const everythingServer = "github.com/modelcontextprotocol/go-sdk/conformance/eve
 
 // relayScenarios are the active server scenarios of the pinned suite
 // (0.1.16), all of which an agent relaying the fixture must pass.
-var relayScenarios = []string{
-	"server-initialize", "logging-set-level", "ping", "completion-complete", "tools-list",
-	"tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
-	"tools-call-mixed-content", "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
-	"tools-call-sampling", "tools-call-elicitation", "json-schema-2020-12", "elicitation-sep1034-defaults",
-	"server-sse-polling", "server-sse-multiple-streams", "elicitation-sep1330-enums",
-	"resources-list", "resources-read-text", "resources-read-binary", "resources-templates-read",
-	"resources-subscribe", "resources-unsubscribe", "prompts-list", "prompts-get-simple",
-	"prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image",
-	"dns-rebinding-protection",
-}
+var relayScenarios = conformance.RelayScenarios
 
 // relayConfig is a config file with one agent whose only skill is the
 // fixture, reached as skill says.
@@ -77,19 +68,9 @@ func TestRelayConformance(t *testing.T) {
 }
 
 // fixtureDropsResumedResult is the one check the fixture cannot pass over
-// HTTP, with the reason. Its test_reconnection tool closes its SSE stream
-// mid-call and answers afterwards, but it runs without an event store: it
-// sends no event id to resume from, and the go-sdk server drops a message
-// for a stream with no connection, so that answer is lost before it leaves
-// the fixture. Run directly, the fixture sends no priming event and the
-// suite skips the check (INFO); through the gateway, which primes every
-// stream, the suite runs it and warns that no result came after the
-// reconnection. With an upstream that keeps its events the same scenario
-// passes every check through the gateway (TestRelayResumesPolledStream).
-// Only a warning is tolerated here, never a failure.
-var fixtureDropsResumedResult = map[string]string{
-	"server-sse-disconnect-resume": "the fixture has no event store: its own result is lost when it closes the stream",
-}
+// HTTP (see conformance.FixtureDropsResumedResult): only a warning is
+// tolerated, never a failure.
+var fixtureDropsResumedResult = conformance.FixtureDropsResumedResult
 
 // runRelaySuite starts a gateway with the fixture as skill and runs the
 // scenarios through a key-adding proxy. Every check must succeed, except
@@ -98,15 +79,7 @@ func runRelaySuite(t *testing.T, skill string, scenarios []string, warnOK map[st
 	url := startRelay(t, skill)
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
-			for _, c := range runScenarioSettled(t, url, scenario) {
-				switch why, known := warnOK[c.ID]; {
-				case c.Status == "SUCCESS" || c.Status == "INFO":
-				case c.Status == "WARNING" && known:
-					t.Logf("%s: warning tolerated (%s): %s", c.ID, why, c.ErrorMessage)
-				default:
-					t.Errorf("%s: %s: %s %s", c.ID, c.Status, c.ErrorMessage, c.Details)
-				}
-			}
+			conformance.Judge(t, runScenarioSettled(t, url, scenario), warnOK)
 		})
 	}
 }
@@ -269,17 +242,8 @@ func TestRelaySkillThroughAPI(t *testing.T) {
 }
 
 // runScenarioSettled runs a scenario, and once more if the suite itself
-// crashed with undici's "terminated": the suite cancels its reader of the
-// GET stream it reconnects with while the gateway may be writing to it (the
-// fixture announces resource updates every 3 s), and undici then rarely
-// fails the whole scenario. A second crash, and every check failure, count.
+// crashed (see conformance.RunSettled).
 func runScenarioSettled(t *testing.T, url, scenario string) []check {
-	checks := runScenario(t, url, scenario)
-	for _, c := range checks {
-		if strings.HasSuffix(c.ID, "-error") && strings.Contains(c.ErrorMessage, "terminated") {
-			t.Logf("%s: the suite crashed (%s); running the scenario again", scenario, c.ErrorMessage)
-			return runScenario(t, url, scenario)
-		}
-	}
-	return checks
+	t.Helper()
+	return conformance.RunSettled(t, ".", url, scenario)
 }

@@ -80,14 +80,22 @@ func (s *Server) serveHandedOver(w http.ResponseWriter, r *http.Request, ls *liv
 	if m == nil {
 		return false
 	}
+	s.serveReplayed(w, r, ls, m.Handed, after, m.Known)
+	return true
+}
+
+// serveReplayed sends a stream's events that follow after, from another
+// replica's handover or the EventLog, then, for a GET stream (get), goes
+// on with the session's new GET stream here; a call's reply ends there.
+func (s *Server) serveReplayed(w http.ResponseWriter, r *http.Request, ls *liveSession, events []handedEvent, after uint64, get bool) {
 	sk := newConnSink()
-	for _, ev := range m.Handed {
+	for _, ev := range events {
 		if ev.Seq > after {
 			sk.write(ev.Wire)
 		}
 	}
 	startSSE(w)
-	if m.Known { // a GET stream: this replica's goes on from here
+	if get { // a GET stream: this replica's goes on from here
 		st := s.openGetStream(ls)
 		st.attach(sk, 0)
 		defer st.detach(sk)
@@ -95,7 +103,6 @@ func (s *Server) serveHandedOver(w http.ResponseWriter, r *http.Request, ls *liv
 		sk.close()
 	}
 	s.pump(r.Context(), w, sk, ls)
-	return true
 }
 
 // handedOver returns the handover of a stream of ls, nil if there is none.

@@ -111,6 +111,10 @@ type Options struct {
 	// elsewhere, and resumptions of streams (see Peers). Its Instance
 	// prefixes this Server's stream and request ids.
 	Peers Peers
+	// EventLog, when set with Peers, keeps the streams' events in the
+	// database behind the sends, for resumptions on another replica after
+	// this one died (see EventLog).
+	EventLog EventLog
 }
 
 // Gateway is what the transport needs from the rest of the gateway. A
@@ -190,6 +194,10 @@ type Server struct {
 	// resumptions served across replicas.
 	peers   Peers
 	remotes remoteSet
+	// eventLog keeps the streams' events beyond this replica (nil: none);
+	// eventPos numbers the events it is given.
+	eventLog EventLog
+	eventPos atomic.Int64
 	// sse counts the SSE responses being written.
 	sse  atomic.Int64
 	base context.Context
@@ -226,7 +234,7 @@ func New(opts *Options) *Server {
 	s.pausers, _ = opts.Gateway.(StreamPausers)
 	s.setDefaults()
 	if opts.Peers != nil {
-		s.peers, s.instance = opts.Peers, opts.Peers.Instance()
+		s.peers, s.instance, s.eventLog = opts.Peers, opts.Peers.Instance(), opts.EventLog
 		go s.receivePeers(opts.Peers.Messages())
 	}
 	return s

@@ -15,8 +15,10 @@ const resumeWait = 3 * time.Second
 // serveRemote resumes, for a GET with Last-Event-ID, a stream held by
 // replica owner: it asks owner for the events that follow after and relays
 // them, and owner's later events, until the stream ends or the client goes.
-// It reports false when owner did not answer or no longer keeps the
-// stream, having written nothing.
+// When owner does not answer (it died), the stream's events stored in
+// the EventLog are replayed instead. It reports false when owner no longer
+// keeps the stream, or did not answer and nothing is stored, having
+// written nothing.
 func (s *Server) serveRemote(w http.ResponseWriter, r *http.Request, ls *liveSession, owner, streamID string, after uint64) bool {
 	rid := randomHex(8)
 	ch := s.remotes.expect(rid)
@@ -28,7 +30,7 @@ func (s *Server) serveRemote(w http.ResponseWriter, r *http.Request, ls *liveSes
 			return false
 		}
 	case <-time.After(resumeWait):
-		return false
+		return s.serveLogged(w, r, ls, streamID, after)
 	case <-r.Context().Done():
 		return true
 	}

@@ -17,12 +17,14 @@ type replay struct {
 	mu     sync.Mutex
 	events []event
 	size   int
+	log    *sessionLog // nil without an EventLog
 }
 
 // event is one SSE event of a stream, ready for the wire.
 type event struct {
 	st   *stream
 	seq  uint64
+	pos  int64 // in the EventLog (0 without one)
 	wire []byte
 }
 
@@ -30,13 +32,15 @@ type event struct {
 func (r *replay) remember(st *stream, seq uint64, wire []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, event{st: st, seq: seq, wire: wire})
+	pos := r.log.next()
+	r.events = append(r.events, event{st: st, seq: seq, pos: pos, wire: wire})
 	r.size += len(wire)
 	for len(r.events) > 1 && (len(r.events) > replayEvents || r.size > replayBytes) {
 		r.size -= len(r.events[0].wire)
 		r.events[0] = event{}
 		r.events = r.events[1:]
 	}
+	r.log.record(st, seq, pos, wire, r.events[0].pos)
 }
 
 // replayTo queues to sk the events of st that follow seq after. It returns

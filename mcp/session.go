@@ -59,6 +59,7 @@ func (s *Server) newLive(rec *mcpgate.Session) *liveSession {
 		ctx: ctx, cancel: cancel, seenAt: rec.LastSeenAt, checkedAt: now, usedAt: now,
 	}
 	ls.level.Store(int32(levelOrDefault(rec.LogLevel)))
+	ls.replay.log = s.sessionLog(rec.ID)
 	return ls
 }
 

@@ -12,6 +12,10 @@
 // down is still delivered, late rather than never. Each message is
 // delivered once per replica; messages are deleted by age.
 //
+// An EventLog writes the SSE events of this replica's streams to the store
+// behind the sends, so that another replica can replay them after this one
+// died without handing its streams over.
+//
 // The package must not import any mcpgate package other than the root one.
 package peer
 

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// live fans this process's approval events out to the open approvals
-// streams. Publishing never blocks the publisher (a gated call, or a
+// live fans approval events (this replica's, and the others' that
+// replicas.go finds) out to the open approvals streams. Publishing never blocks the publisher (a gated call, or a
 // reviewer's decision): a stream too slow to take an event misses it, and
 // its page's poll catches up.
 type live struct {
@@ -72,9 +72,9 @@ const liveHeartbeat = 25 * time.Second
 
 // approvalEvents streams to a signed-in browser (text/event-stream) an
 // "approval" event, with the approval's ID and state as data, whenever an
-// approval it may decide is asked for or decided in this process. The
-// queue's script reloads the list on each. Other replicas' approvals do
-// not come through here: the script also polls.
+// approval it may decide is asked for or decided on any replica (see
+// replicas.go). The queue's script reloads the list on each, and polls as
+// a fallback.
 func (h *Handler) approvalEvents(w http.ResponseWriter, r *http.Request) {
 	u, err := h.user(r)
 	if err != nil || u == nil {

@@ -4,7 +4,8 @@
 // approvals queue. Every action is a plain form POST carrying a CSRF token,
 // so the dashboard works with JavaScript off; the two small scripts only
 // add copy buttons and keep the approvals queue live (an SSE stream of
-// this process's approval events, and a poll for other replicas'). Pages
+// the approval events of this replica and, through the bus, of the
+// others; a poll as a fallback). Pages
 // are served with a strict Content-Security-Policy (default-src 'self', no
 // inline script or style).
 //
@@ -58,6 +59,10 @@ type Options struct {
 	// Events tells of approvals asked for and decided in this process, for
 	// the live queue; optional: without it the queue's script polls.
 	Events ApprovalEvents
+	// Signals, with Events, carries the approval events between replicas
+	// (see ApprovalsTopic); optional: without it a queue hears of other
+	// replicas' approvals at its page's next poll.
+	Signals Signals
 	// Changed is called after an agent changed, so that the registry
 	// reloads at once; optional.
 	Changed func(ctx context.Context) error
@@ -75,11 +80,17 @@ type Handler struct {
 	pages *template.Template
 	mux   *http.ServeMux
 	live  *live
+	// pending and ctx follow the other replicas' approvals (replicas.go);
+	// stop ends that.
+	pending pendingSet
+	ctx     context.Context
+	stop    context.CancelFunc
 }
 
 // New returns the dashboard.
 func New(opts *Options) *Handler {
-	h := &Handler{opts: *opts, mux: http.NewServeMux(), live: newLive()}
+	h := &Handler{opts: *opts, mux: http.NewServeMux(), live: newLive(), pending: pendingSet{ids: map[string]bool{}}}
+	h.ctx, h.stop = context.WithCancel(context.Background())
 	if h.opts.Logger == nil {
 		h.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -90,8 +101,11 @@ func New(opts *Options) *Handler {
 	h.pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "templates/*.html"))
 	h.routes()
 	if h.opts.Events != nil {
-		h.opts.Events.OnApprovalRequested(h.live.publish)
-		h.opts.Events.OnApprovalDecided(h.live.publish)
+		h.opts.Events.OnApprovalRequested(h.local)
+		h.opts.Events.OnApprovalDecided(h.local)
+	}
+	if h.opts.Events != nil && h.opts.Signals != nil {
+		go h.followReplicas(h.opts.Signals.Watch(h.ctx, ApprovalsTopic))
 	}
 	return h
 }
@@ -99,7 +113,10 @@ func New(opts *Options) *Handler {
 // Close ends the open approval streams and refuses new ones, so that a
 // shutdown does not wait for them; the pages go on working (their script
 // polls).
-func (h *Handler) Close() { h.live.close() }
+func (h *Handler) Close() {
+	h.stop()
+	h.live.close()
+}
 
 // Paths returns the patterns the dashboard must be mounted under. They
 // are literal path prefixes rather than "/ui/", which would overlap an

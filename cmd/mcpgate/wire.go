@@ -69,13 +69,25 @@ func (m *Main) newPeers(b *bus.Bus) mcp.Peers {
 	return p
 }
 
+// newEventLog returns what keeps the transport's SSE events in the
+// database for resumptions after this replica died: only with peers (on
+// PostgreSQL). Close writes what is queued.
+func (m *Main) newEventLog(peers mcp.Peers) mcp.EventLog {
+	if peers == nil {
+		return nil
+	}
+	l := peer.NewEventLog(&peer.EventLogOptions{Store: m.store, Logger: m.logger})
+	m.closers = append(m.closers, l.Close)
+	return l
+}
+
 // newMCP returns the MCP transport in front of the gateway; it publishes
 // the sessions (and held 2026-07-28 calls) it stops serving on the hub,
 // signs requestState with signer, and reaches the other replicas through
 // peers (nil with one process).
 func (m *Main) newMCP(gw *gateway.Gateway, hub *events.Hub, signer mcp.StateSigner, peers mcp.Peers) *mcp.Server {
 	return mcp.New(&mcp.Options{
-		Peers:    peers,
+		Peers: peers, EventLog: m.newEventLog(peers),
 		Sessions: m.store, Gateway: gw, SessionClosed: hub.SessionClosed, RequestState: signer, InputWait: m.Config.InputWait,
 		ServerName: "mcpgate", ServerVersion: mcpgate.Version,
 		MaxBodyBytes: m.Config.MaxBodyBytes, PageSize: m.Config.PageSize, Logger: m.logger,
@@ -117,16 +129,17 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		MCP: m.mcp, Metrics: met, MetricsAccess: m.metricsAccess(), PublicURL: m.Config.PublicURL,
 		AllowedHosts: m.Config.AllowedHosts, AllowedOrigins: m.Config.AllowedOrigins,
 		Mounts: m.mounts(), OAuth: m.oauth, Logger: m.logger, Readiness: readiness{m},
-		UI: m.newUI(authn, hub),
+		UI: m.newUI(authn, hub, b),
 	})
 }
 
 // newUI returns the dashboard; Close and StartDrain end its live streams.
-func (m *Main) newUI(authn *auth.Authenticator, hub *events.Hub) *ui.Handler {
+// Its approvals queues hear of other replicas' approvals through the bus b.
+func (m *Main) newUI(authn *auth.Authenticator, hub *events.Hub, b *bus.Bus) *ui.Handler {
 	m.ui = ui.New(&ui.Options{
 		Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
 		Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
-		Calls: m.store, Approvals: m.approvals, Events: hub,
+		Calls: m.store, Approvals: m.approvals, Events: hub, Signals: b,
 	})
 	return m.ui
 }

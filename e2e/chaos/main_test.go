@@ -15,9 +15,7 @@
 package chaos
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/mcpgate/mcpgate/e2e/cluster"
@@ -28,20 +26,5 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpgate-chaos-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "mcpgate")
-	code := 1
-	if os.Getenv("MCPGATE_TEST_POSTGRES") == "" {
-		code = m.Run() // the test skips, saying why
-	} else if err := cluster.Build(binary); err != nil {
-		fmt.Fprintln(os.Stderr, "chaos: build mcpgate:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(cluster.Main(m, &binary, cluster.MainOptions{Name: "chaos", NeedsPostgres: true}))
 }

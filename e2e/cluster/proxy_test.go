@@ -90,7 +90,7 @@ func TestProxyStreams(t *testing.T) {
 
 // mustFreeAddr returns an address nothing listens on.
 func mustFreeAddr(t *testing.T) string {
-	addr, err := freeAddr()
+	addr, err := FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}

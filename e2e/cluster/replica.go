@@ -43,7 +43,7 @@ type Replica struct {
 
 // newReplica picks a free port and a data dir for replica i.
 func (c *Cluster) newReplica(tb testing.TB, i int) (*Replica, error) {
-	addr, err := freeAddr()
+	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +51,9 @@ func (c *Cluster) newReplica(tb testing.TB, i int) (*Replica, error) {
 		Stdout: &Buffer{}, Stderr: &Buffer{}, c: c}, nil
 }
 
-// freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr() (string, error) {
+// FreeAddr returns a loopback address whose port was free a moment ago,
+// for the replicas and for the programs a test runs beside them.
+func FreeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err

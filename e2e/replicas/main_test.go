@@ -11,11 +11,7 @@
 package replicas
 
 import (
-	"flag"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/mcpgate/mcpgate/e2e/cluster"
@@ -29,34 +25,5 @@ var binary, tools string
 const e2eDir = ".."
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpgate-replicas-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary, tools = filepath.Join(dir, "mcpgate"), dir
-	code := 1
-	if os.Getenv("MCPGATE_TEST_POSTGRES") == "" {
-		code = m.Run() // every test skips, saying why
-	} else if err := cluster.Build(binary); err != nil {
-		fmt.Fprintln(os.Stderr, "replicas: build mcpgate:", err)
-	} else if err := cluster.EnsureNodeDeps(e2eDir); err != nil {
-		fmt.Fprintln(os.Stderr, "replicas:", err)
-	} else {
-		allowParallel(4)
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// allowParallel lets n parallel tests run at once unless -test.parallel
-// was given: they mostly wait on child processes, not on the CPU.
-func allowParallel(n int) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(n))
-	}
+	os.Exit(cluster.Main(m, &binary, cluster.MainOptions{Name: "replicas", NeedsPostgres: true, NodeDir: e2eDir, Parallel: 4, Dir: &tools}))
 }

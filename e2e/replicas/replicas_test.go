@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/sdkclient"
 )
 
 // TestReplicas starts three replicas behind the round-robin proxy once and
@@ -22,9 +24,12 @@ func TestReplicas(t *testing.T) {
 		t.Run("agent", func(t *testing.T) { t.Parallel(); testAgentElsewhere(t, e) })
 		t.Run("cancel", func(t *testing.T) { t.Parallel(); testCancelElsewhere(t, e) })
 		t.Run("notify", func(t *testing.T) { t.Parallel(); testNotifyElsewhere(t, e) })
+		t.Run("listchanged", func(t *testing.T) { t.Parallel(); testListChangedElsewhere(t, e) })
+		t.Run("dashboard", func(t *testing.T) { t.Parallel(); testDashboardElsewhere(t, e) })
 	})
 	// After the group, which sends requests to replica 0 directly.
 	t.Run("handover", func(t *testing.T) { testHandOver(t, e) })
+	t.Run("killed", func(t *testing.T) { testResumeAfterKill(t, e) })
 }
 
 // waitServed waits until agent's tools are listed on every replica (the
@@ -43,12 +48,12 @@ func waitServed(t *testing.T, e *env, agent string) {
 // may land on another replica.
 func testClient(t *testing.T, e *env) {
 	plan := map[string]any{"url": e.URL + "/tools/mcp", "headers": bearer(e.key), "delete": true,
-		"calls": []clientCall{
+		"calls": []sdkclient.Call{
 			{Name: "echo", Arguments: map[string]any{"text": "one"}, Progress: true},
 			{Name: "echo", Arguments: map[string]any{"text": "two"}},
 			{Name: "echo", Arguments: map[string]any{"text": "three"}, Progress: true},
 		}}
-	var rep clientReport
+	var rep sdkclient.Report
 	if !runNode(t, "client.mjs", plan, &rep) || rep.Error != nil {
 		t.Fatalf("client: %+v", rep.Error)
 	}

@@ -113,7 +113,13 @@ type events struct{ br *bufio.Reader }
 func newEvents(r io.Reader) *events { return &events{br: bufio.NewReader(r)} }
 
 // next returns the next event with data, false at the end of the stream.
-func (ev *events) next() (event, bool) {
+func (ev *events) next() (event, bool) { return ev.read(false) }
+
+// nextAny returns the next event, priming events (no data) included.
+func (ev *events) nextAny() (event, bool) { return ev.read(true) }
+
+// read returns the next event with data, or, when primed, with an id.
+func (ev *events) read(primed bool) (event, bool) {
 	var e event
 	for {
 		line, err := ev.br.ReadString('\n')
@@ -123,11 +129,11 @@ func (ev *events) next() (event, bool) {
 			e.id = strings.TrimSpace(line[3:])
 		case strings.HasPrefix(line, "data:"):
 			e.data = append(e.data, strings.TrimSpace(line[5:])...)
-		case line == "" && len(e.data) > 0:
+		case line == "" && (len(e.data) > 0 || primed && e.id != ""):
 			return e, true
 		}
 		if err != nil {
-			return e, len(e.data) > 0
+			return e, !primed && len(e.data) > 0
 		}
 	}
 }

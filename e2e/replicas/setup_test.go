@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,8 +27,13 @@ const everythingServer = "github.com/modelcontextprotocol/go-sdk/conformance/eve
 type env struct {
 	*cluster.Cluster
 	key  string // alice's user key
+	root string // an administrator's user key
 	rest *restBackend
+	dsn  string // the replicas' database
 }
+
+// password is every user's password.
+const password = "correct horse battery"
 
 // config is the agents every test uses, applied by every replica at start:
 //   - tools: REST tools (echo; limited, rate-limited per credential;
@@ -39,6 +43,9 @@ type env struct {
 const config = `users:
   - name: alice
     password: ${env:ALICE_PASSWORD}
+  - name: root
+    password: ${env:ALICE_PASSWORD}
+    admin: true
 agents:
   - id: tools
     owner: alice
@@ -142,7 +149,7 @@ func startEnv(t *testing.T) *env {
 	if err := buildOnce(fixture, everythingServer); err != nil {
 		t.Fatal(err)
 	}
-	addr, err := freeAddr()
+	addr, err := cluster.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +160,11 @@ func startEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	c := cluster.Start(t, cluster.Options{Binary: binary, DSN: dsn, Replicas: 3,
-		Env:  []string{"ALICE_PASSWORD=correct horse battery"},
+		Env:  []string{"ALICE_PASSWORD=" + password},
 		Args: []string{"--config", cfg, "--agent-visibility", "2s"}})
 	key := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "alice"))
-	return &env{Cluster: c, key: key, rest: rest}
+	root := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "root"))
+	return &env{Cluster: c, key: key, root: root, rest: rest, dsn: dsn}
 }
 
 // built guards buildOnce.
@@ -170,16 +178,6 @@ func buildOnce(out, pkg string) error {
 		return nil
 	}
 	return cluster.BuildPackage(out, pkg)
-}
-
-// freeAddr returns a loopback address with a port free at the time.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
 
 // startProcess starts a helper program, killed when t ends.

@@ -54,20 +54,9 @@ func nextMessage(t *testing.T, ev *events, match func(*rpcReply) bool) *rpcReply
 // Last-Event-ID on replica 1: replica 1 replays what replica 0 sent after
 // that id, and relays what replica 0 sends next on the resumed stream.
 func testResumeElsewhere(t *testing.T, e *env) {
-	s := openRPC(t, e.URL+"/everything/mcp", e.key, `{}`)
-	get := s.on(e, 0, "everything").send("", "")
-	ev := newEvents(get.Body)
-	prime, ok := ev.nextAny()
-	if !ok || prime.id == "" {
-		t.Fatalf("GET on replica 0: HTTP %d, no priming event", get.StatusCode)
-	}
-	// A resource subscription makes the fixture send resources/updated on
-	// the GET stream (every few seconds).
-	if r := s.on(e, 0, "everything").post(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`); r.Error != nil {
-		t.Fatalf("subscribe: %s", r.Body)
-	}
-	first := nextMessage(t, ev, func(m *rpcReply) bool { return m.Method != "" })
-	get.Body.Close()
+	s, w := watchOn(t, e, 0)
+	prime, first := w.prime, w.next(t).message()
+	w.get.Body.Close()
 	resumed := s.on(e, 1, "everything").send("", prime.id)
 	defer resumed.Body.Close()
 	if resumed.StatusCode != http.StatusOK {
@@ -88,22 +77,42 @@ func testResumeElsewhere(t *testing.T, e *env) {
 	}
 }
 
-// nextAny returns the next event, priming events (no data) included.
-func (ev *events) nextAny() (event, bool) {
-	var e event
+// watched is a session's GET stream on which the fixture sends
+// resources/updated (every 3 s) for its watched resource.
+type watched struct {
+	get   *http.Response
+	ev    *events
+	prime event // the stream's priming event
+}
+
+// watchOn opens a session of the everything agent, its GET stream on
+// replica i, and subscribes to the watched resource.
+func watchOn(t *testing.T, e *env, i int) (*rpcSession, *watched) {
+	t.Helper()
+	s := openRPC(t, e.URL+"/everything/mcp", e.key, `{}`)
+	w := &watched{get: s.on(e, i, "everything").send("", "")}
+	w.ev = newEvents(w.get.Body)
+	prime, ok := w.ev.nextAny()
+	if !ok || prime.id == "" {
+		t.Fatalf("GET on replica %d: HTTP %d, no priming event", i, w.get.StatusCode)
+	}
+	w.prime = prime
+	if r := s.on(e, i, "everything").post(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`); r.Error != nil {
+		t.Fatalf("subscribe: %s", r.Body)
+	}
+	return s, w
+}
+
+// next returns the stream's next notification.
+func (w *watched) next(t *testing.T) event {
+	t.Helper()
 	for {
-		line, err := ev.br.ReadString('\n')
-		line = strings.TrimRight(line, "\r\n")
-		switch {
-		case strings.HasPrefix(line, "id:"):
-			e.id = strings.TrimSpace(line[3:])
-		case strings.HasPrefix(line, "data:"):
-			e.data = append(e.data, strings.TrimSpace(line[5:])...)
-		case line == "" && (e.id != "" || len(e.data) > 0):
-			return e, true
+		x, ok := w.ev.next()
+		if !ok {
+			t.Fatal("the GET stream ended")
 		}
-		if err != nil {
-			return e, false
+		if x.message().Method != "" {
+			return x
 		}
 	}
 }
@@ -190,18 +199,9 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // 0 sent, from the handover replica 0 stored before exiting. Replica 0 is
 // started again afterwards.
 func testHandOver(t *testing.T, e *env) {
-	s := openRPC(t, e.URL+"/everything/mcp", e.key, `{}`)
-	get := s.on(e, 0, "everything").send("", "")
-	ev := newEvents(get.Body)
-	prime, ok := ev.nextAny()
-	if !ok || prime.id == "" {
-		t.Fatalf("GET on replica 0: HTTP %d, no priming event", get.StatusCode)
-	}
-	if r := s.on(e, 0, "everything").post(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`); r.Error != nil {
-		t.Fatalf("subscribe: %s", r.Body)
-	}
-	first := nextMessage(t, ev, func(m *rpcReply) bool { return m.Method != "" })
-	get.Body.Close()
+	s, w := watchOn(t, e, 0)
+	prime, first := w.prime, w.next(t).message()
+	w.get.Body.Close()
 	if err := e.Replica(0).Term(); err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Webhooks", webhookTests()},
 		{"Tasks", taskTests()},
 		{"PeerMessages", peerTests()},
+		{"StreamEvents", streamEventTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

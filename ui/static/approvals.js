@@ -1,7 +1,7 @@
 // Keeps the approvals queue live. The page works without it (reload to
 // see new calls): this only reloads the list in place when the gateway
-// says an approval was asked for or decided (an SSE stream of this
-// replica's events), and every 15 seconds for other replicas' approvals.
+// says an approval was asked for or decided (an SSE stream of every
+// replica's events), and every 15 seconds in case one was missed.
 // Approvals already on the page stay as they are, so a reason being typed
 // is kept; new ones appear in deadline order, decided ones go.
 (function () {
