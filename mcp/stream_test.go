@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -406,5 +407,34 @@ func TestPausableCallRunsOnHandlerGoroutine(t *testing.T) {
 	}
 	if s := <-stack; !strings.Contains(s, "net/http.(*conn).serve(") {
 		t.Errorf("the call ran on a goroutine of its own:\n%s", s)
+	}
+}
+
+// BenchmarkPausableCall calls a tool of an agent whose replies may pause
+// over a real connection: on HTTP/1.1 the call runs on its handler's
+// goroutine; on HTTP/2 on a goroutine of its own (servePausable).
+func BenchmarkPausableCall(b *testing.B) {
+	for _, proto := range []string{"HTTP/1.1", "HTTP/2.0"} {
+		b.Run(proto, func(b *testing.B) {
+			h := mustHarness(b, nil)
+			if proto == "HTTP/2.0" {
+				h.serveHTTP2(b)
+			}
+			h.gw.pause.Store(true)
+			sid := h.mustInit(b, "2025-11-25", nil)
+			call := req{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`}
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := h.send(context.Background(), call)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("status %d", resp.StatusCode)
+				}
+			}
+		})
 	}
 }
