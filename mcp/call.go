@@ -93,7 +93,8 @@ func (s *Server) streamed(method string) bool {
 
 // serveStreamed runs a request for which streamed holds and replies: JSON,
 // or SSE if notifications or requests went out first (or the client wants
-// SSE).
+// SSE). The request runs on the handler's goroutine, unless its reply may
+// pause on a connection that only the handler's return can end.
 func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
 	reply := s.newCallReply(r, w, ls, acc).start(s.pausers != nil && s.pausers.MayPause(agent))
 	if reply.paused == nil {
@@ -114,9 +115,11 @@ type outcome struct {
 }
 
 // servePausable runs a request whose SSE reply may be paused (see
-// callReply.PauseStream): the request runs on, so that its HTTP exchange
-// can end while the session keeps what it sends for the client's
-// resumption. The request counts as active on the session until it ends.
+// callReply.PauseStream) on a connection that cannot be cut (HTTP/2, or a
+// ResponseWriter that cannot be hijacked): the request runs on its own
+// goroutine, so that its HTTP exchange can end while the session keeps
+// what it sends for the client's resumption. The request counts as active
+// on the session until it ends.
 func (s *Server) servePausable(w http.ResponseWriter, ls *liveSession, reply *callReply, run func() ([]byte, bool)) {
 	done := make(chan outcome, 1)
 	ls.active.Add(1)
@@ -245,9 +248,13 @@ type callReply struct {
 	// traceparent and tracestate are the request span's, when traced.
 	traceparent, tracestate string
 
-	// paused is closed when PauseStream ended the reply's connection; nil
-	// for a reply that cannot pause.
+	// paused is closed when PauseStream ended the reply's stream, for a
+	// reply that may pause on a connection it cannot cut (see cuttable);
+	// nil for other replies.
 	paused chan struct{}
+	// cut is set for a reply that may pause on an HTTP/1.x connection:
+	// PauseStream ends the response itself (see cutResponse).
+	cut bool
 	// held is the 2026-07-28 call the reply belongs to, whose server→client
 	// requests wait for the client's retry; nil for other replies.
 	held *heldCall
@@ -276,7 +283,12 @@ func (c *callReply) start(mayPause bool) *callReply {
 	if c.w != nil && c.acc.wantsSSE() {
 		c.st = c.s.openPostStream(c.w, c.r, c.ls)
 	}
-	if mayPause && c.canStream() && primesStreams(c.ls.version) {
+	if !mayPause || !c.canStream() || !primesStreams(c.ls.version) {
+		return c
+	}
+	if cuttable(c.w, c.r) {
+		c.cut = true
+	} else {
 		c.paused = make(chan struct{})
 	}
 	return c
@@ -286,12 +298,19 @@ func (c *callReply) start(mayPause bool) *callReply {
 // request has its result, advising the client to resume after retry
 // (SEP-1699): what the request sends meanwhile waits in the session's
 // replay for the client's GET with Last-Event-ID. A relayed upstream that
-// closes its stream mid-request is mirrored this way. It does nothing for
-// a reply that is not an open SSE stream, or that cannot pause.
+// closes its stream mid-request is mirrored this way. A reply on an
+// HTTP/1.x connection has ended its response when PauseStream returns (see
+// cutResponse). It does nothing for a reply that is not an open SSE
+// stream, or that cannot pause.
 func (c *callReply) PauseStream(retry time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.paused == nil || c.done || c.st == nil || !c.st.pause(retry) {
+	if (c.paused == nil && !c.cut) || c.done || c.st == nil || !c.st.pause(retry) {
+		return
+	}
+	if c.cut {
+		<-c.st.pumped
+		cutResponse(c.w, c.r, c.s.writeTimeout)
 		return
 	}
 	select {

@@ -153,6 +153,22 @@ type harness struct {
 	clock *fakeClock
 	url   string
 	hs    *httptest.Server
+	// client sends the requests; nil means http.DefaultClient.
+	client *http.Client
+}
+
+// serveHTTP2 moves the harness to a TLS server that speaks HTTP/2, and its
+// requests to a client of that server's.
+func (h *harness) serveHTTP2(tb testing.TB) {
+	tb.Helper()
+	hs := httptest.NewUnstartedServer(h.hs.Config.Handler)
+	hs.EnableHTTP2 = true
+	hs.StartTLS()
+	tb.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	h.hs, h.url, h.client = hs, hs.URL+"/a1/mcp", hs.Client()
 }
 
 func mustHarness(tb testing.TB, opts *Options) *harness {
@@ -242,6 +258,9 @@ func (h *harness) send(ctx context.Context, r req) (*http.Response, error) {
 		} else {
 			hr.Header.Set(k, v)
 		}
+	}
+	if h.client != nil {
+		return h.client.Do(hr)
 	}
 	return http.DefaultClient.Do(hr)
 }

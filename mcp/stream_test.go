@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -312,15 +314,34 @@ func pausingTool(resume <-chan struct{}) func(context.Context, *mcpgate.Call) (*
 	}
 }
 
+// TestPausedReplyResumes pauses a reply on HTTP/1.1, whose response the
+// reply ends itself (the request runs on the handler's goroutine), and on
+// HTTP/2, where the request runs on a goroutine of its own so that the
+// handler can return.
 func TestPausedReplyResumes(t *testing.T) {
-	h := mustHarness(t, nil)
+	for _, proto := range []string{"HTTP/1.1", "HTTP/2.0"} {
+		t.Run(proto, func(t *testing.T) {
+			h := mustHarness(t, nil)
+			if proto == "HTTP/2.0" {
+				h.serveHTTP2(t)
+			}
+			testPausedReplyResumes(t, h, proto)
+		})
+	}
+}
+
+func testPausedReplyResumes(t *testing.T, h *harness, proto string) {
 	h.gw.pause.Store(true)
 	resume := make(chan struct{})
 	h.gw.setTool("progress", pausingTool(resume))
 	sid := h.mustInit(t, "2025-11-25", nil)
 
 	// The POST's stream ends before the result, advising a retry.
-	evs := newSSEReader(h.do(t, req{session: sid, body: progressCall})).mustEvents(t)
+	post := h.do(t, req{session: sid, body: progressCall})
+	if post.Proto != proto {
+		t.Fatalf("reply over %s, want %s", post.Proto, proto)
+	}
+	evs := newSSEReader(post).mustEvents(t)
 	var data, retries []string
 	for _, ev := range evs {
 		data, retries = append(data, ev.Data), append(retries, ev.Retry)
@@ -361,6 +382,58 @@ func TestPauseNeedsAResumableStream(t *testing.T) {
 			body := mustRead(t, h.do(t, req{session: sid, body: progressCall, header: hdr}))
 			if !strings.Contains(body, `"text":"done"`) {
 				t.Errorf("the reply was paused, or lost its result: %q", body)
+			}
+		})
+	}
+}
+
+// TestPausableCallRunsOnHandlerGoroutine checks that a call whose reply may
+// pause runs on its HTTP/1.1 handler's goroutine, as every other call does:
+// no goroutine, channel and fresh stack per call for the pause that almost
+// never comes.
+func TestPausableCallRunsOnHandlerGoroutine(t *testing.T) {
+	h := mustHarness(t, nil)
+	h.gw.pause.Store(true)
+	stack := make(chan string, 1)
+	h.gw.setTool("where", func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
+		buf := make([]byte, 64<<10)
+		stack <- string(buf[:runtime.Stack(buf, false)])
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("here")}}, nil
+	})
+	sid := h.mustInit(t, "2025-11-25", nil)
+	body := mustRead(t, h.do(t, req{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"where"}}`}))
+	if !strings.Contains(body, `"text":"here"`) {
+		t.Fatalf("reply %q", body)
+	}
+	if s := <-stack; !strings.Contains(s, "net/http.(*conn).serve(") {
+		t.Errorf("the call ran on a goroutine of its own:\n%s", s)
+	}
+}
+
+// BenchmarkPausableCall calls a tool of an agent whose replies may pause
+// over a real connection: on HTTP/1.1 the call runs on its handler's
+// goroutine; on HTTP/2 on a goroutine of its own (servePausable).
+func BenchmarkPausableCall(b *testing.B) {
+	for _, proto := range []string{"HTTP/1.1", "HTTP/2.0"} {
+		b.Run(proto, func(b *testing.B) {
+			h := mustHarness(b, nil)
+			if proto == "HTTP/2.0" {
+				h.serveHTTP2(b)
+			}
+			h.gw.pause.Store(true)
+			sid := h.mustInit(b, "2025-11-25", nil)
+			call := req{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`}
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := h.send(context.Background(), call)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("status %d", resp.StatusCode)
+				}
 			}
 		})
 	}

@@ -11,6 +11,7 @@
 package netguard
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -61,6 +62,13 @@ func (g *Guard) Client(p Policy) *http.Client {
 		return g.private
 	}
 	return g.strict
+}
+
+// Dialer returns the dial function of policy p's client: every address
+// it connects to passes p's check. A transport of the caller's own (an
+// HTTP/1.1 one for plain-HTTP upstreams, say) stays guarded with it.
+func (g *Guard) Dialer(p Policy) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return g.Client(p).Transport.(*http.Transport).DialContext
 }
 
 // CloseIdleConnections closes the idle keep-alive connections of both

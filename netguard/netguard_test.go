@@ -183,3 +183,19 @@ func TestGuardKeepAlive(t *testing.T) {
 		t.Errorf("connection reuse = %v, want [false true true]", reused)
 	}
 }
+
+// TestGuardDialer checks the policy's dial function, which other
+// transports (package h1's) connect with: loopback is refused under the
+// strict policy and reached under allow-private.
+func TestGuardDialer(t *testing.T) {
+	srv := mustServe(t, okHandler)
+	g := New(nil)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	_, err := g.Dialer(Policy{})(context.Background(), "tcp", addr)
+	wantBlocked(t, err, Loopback)
+	c, err := g.Dialer(Policy{AllowPrivate: true})(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatalf("allow-private dial: %v", err)
+	}
+	c.Close()
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -320,5 +321,53 @@ func TestCallParamsEncoding(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(50, func() { callParams("echo", json.RawMessage(`{}`), "mcpgate-1", mcpgate.TraceContext{}) }); n > 1 {
 		t.Errorf("%v allocations for plain params, want 1", n)
+	}
+}
+
+// TestRelayReusesConnections relays calls to a plain-HTTP upstream over
+// h1's keep-alive connections (no net/http read and write loops per
+// connection). The upstream answers with JSON, so that each call's
+// connection is back in the pool when the call returns (a reply stream's
+// end may come later, TestAnswerBeforeStreamEnd in mcpclient): ten calls
+// take one connection (the tools/list of discovery, which may run beside
+// them in the background, may take another).
+func TestRelayReusesConnections(t *testing.T) {
+	var mu sync.Mutex
+	remotes := map[string]bool{}
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if bytes.Contains(b, []byte(`"method":"tools/call"`)) {
+				mu.Lock()
+				remotes[r.RemoteAddr] = true
+				mu.Unlock()
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := newServer()
+	textTool(s, "ok", `{"content":[]}`)
+	u := mustUpstreamWith(t, s, &sdk.StreamableHTTPOptions{JSONResponse: true}, wrap)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("s1", u.url())
+	if _, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m.plain[1].Idle() == 0 {
+		t.Fatal("the call's connection is not in h1's pool")
+	}
+	mu.Lock()
+	clear(remotes)
+	mu.Unlock()
+	for range 10 {
+		if _, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(remotes) != 1 {
+		t.Errorf("10 calls came over %d connections, want 1", len(remotes))
 	}
 }

@@ -9,5 +9,5 @@ import (
 // The upstream backend keeps to its design's imports: the go-sdk is a test
 // fixture, never part of it.
 func TestImports(t *testing.T) {
-	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard", "github.com/mcpgate/mcpgate/mcpclient")
+	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard", "github.com/mcpgate/mcpgate/h1", "github.com/mcpgate/mcpgate/mcpclient")
 }

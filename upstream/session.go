@@ -113,6 +113,7 @@ func (s *session) transport(o *dialOptions) (mcpclient.Transport, error) {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "skill %q: url: %v", sk.Name, err)
 	}
 	hc := *o.m.guard.Client(policy)
+	hc.Transport = o.m.transport(policy)
 	if len(headers) > 0 {
 		hc.Transport = &headerTransport{next: hc.Transport, headers: headers, origin: u.Scheme + "://" + u.Host}
 	}
@@ -270,4 +271,15 @@ func (s *session) relayClientRequest(ctx context.Context, method string, params 
 		return nil, &mcpgate.RPCError{Code: -32603, Message: mcpgate.ErrorMessage(err)}
 	}
 	return raw, nil
+}
+
+// transport is the round tripper of policy's upstreams: plain-HTTP ones
+// over h1's keep-alive connections, each request on its caller's
+// goroutine; HTTPS ones (and redirects there) through the guard's
+// net/http transport, with HTTP/2. Both dial through the guard.
+func (m *Manager) transport(policy netguard.Policy) http.RoundTripper {
+	if policy.AllowPrivate {
+		return m.plain[1]
+	}
+	return m.plain[0]
 }

@@ -7,8 +7,8 @@
 // server→client requests to the MCP host of the call in flight, and records
 // each skill's health.
 //
-// The package imports the root mcpgate package, netguard, mcpclient and
-// the standard library (never the go-sdk, which is only a test fixture);
+// The package imports the root mcpgate package, netguard, h1, mcpclient
+// and the standard library (never the go-sdk, which is only a test fixture);
 // it must not import the transport (mcp), the
 // stores, the pipeline, other backends or the server.
 package upstream
@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/h1"
 	"github.com/mcpgate/mcpgate/netguard"
 )
 
@@ -63,6 +64,7 @@ type Manager struct {
 	skills        SkillStore
 	health        mcpgate.SkillHealthStore
 	guard         *netguard.Guard
+	plain         [2]*h1.Transport // per policy (strict, private): plain-HTTP upstreams
 	sessions      mcpgate.SessionNotifier
 	changed       func(ctx context.Context)
 	lookup        mcpgate.LookupFunc
@@ -95,6 +97,9 @@ func New(opts *Options) *Manager {
 	}
 	if m.guard == nil {
 		m.guard = netguard.New(nil)
+	}
+	for i, p := range []netguard.Policy{{}, {AllowPrivate: true}} {
+		m.plain[i] = &h1.Transport{Dial: m.guard.Dialer(p), Next: m.guard.Client(p).Transport}
 	}
 	if m.lookup == nil {
 		m.lookup = os.LookupEnv
@@ -205,5 +210,8 @@ func (m *Manager) Close() error {
 		wg.Go(func() { l.stop(context.Background()) })
 	}
 	wg.Wait()
+	for _, t := range m.plain {
+		t.CloseIdleConnections()
+	}
 	return nil
 }

@@ -1,0 +1,154 @@
+package h1
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// exchange writes req on c and reads the head of its response (1xx
+// interim responses skipped). It closes req's body.
+func (c *conn) exchange(req *http.Request) (*http.Response, error) {
+	err := c.write(req)
+	closeBody(req)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		resp, err := http.ReadResponse(c.br, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, nil
+		}
+	}
+}
+
+// write writes req's head and body, and flushes them.
+func (c *conn) write(req *http.Request) error {
+	w := c.bw
+	w.WriteString(req.Method)
+	w.WriteByte(' ')
+	w.WriteString(req.URL.RequestURI())
+	w.WriteString(" HTTP/1.1\r\nHost: ")
+	if req.Host != "" {
+		w.WriteString(req.Host)
+	} else {
+		w.WriteString(req.URL.Host)
+	}
+	w.WriteString("\r\n")
+	if req.Header.Get("User-Agent") == "" {
+		w.WriteString("User-Agent: Go-http-client/1.1\r\n")
+	}
+	if req.Close {
+		w.WriteString("Connection: close\r\n")
+	}
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	if hasBody || req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch {
+		w.WriteString("Content-Length: ")
+		w.WriteString(strconv.FormatInt(max(req.ContentLength, 0), 10))
+		w.WriteString("\r\n")
+	}
+	writeHeader(w, req.Header)
+	w.WriteString("\r\n")
+	if hasBody {
+		if _, err := io.CopyN(w, req.Body, req.ContentLength); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// headerWriter is what writeHeader writes to.
+type headerWriter interface {
+	WriteString(s string) (int, error)
+}
+
+// writeHeader writes h's fields, except those the request line's
+// framing owns.
+func writeHeader(w headerWriter, h http.Header) {
+	for k, vs := range h {
+		switch k {
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection":
+			continue
+		}
+		for _, v := range vs {
+			w.WriteString(k)
+			w.WriteString(": ")
+			w.WriteString(v)
+			w.WriteString("\r\n")
+		}
+	}
+}
+
+// wrapBody makes resp's body give c back to the pool when it is read to
+// its end, and close c when it is closed before. stop stops the request
+// context's watch over c; closing asks for the connection's end.
+func (t *Transport) wrapBody(resp *http.Response, c *conn, stop func() bool, closing bool) {
+	reuse := !closing && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	b := &body{rc: resp.Body, c: c, t: t, stop: stop, reuse: reuse}
+	if resp.Body == http.NoBody || resp.ContentLength == 0 {
+		b.finish(true)
+		resp.Body = http.NoBody
+		return
+	}
+	resp.Body = b
+}
+
+// body is a response's body over a pooled connection.
+type body struct {
+	rc    io.ReadCloser // net/http's reader of the framing; never closed
+	c     *conn
+	t     *Transport
+	stop  func() bool
+	reuse bool
+
+	mu   sync.Mutex
+	done bool
+}
+
+// Read reads the body; its end gives the connection back.
+func (b *body) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	done := b.done
+	b.mu.Unlock()
+	if done {
+		return 0, errBodyClosed
+	}
+	n, err := b.rc.Read(p)
+	if err != nil {
+		b.finish(err == io.EOF)
+	}
+	return n, err
+}
+
+// errBodyClosed is the error of a read after Close.
+var errBodyClosed = errors.New("h1: read on closed response body")
+
+// Close closes the connection unless the body was read to its end. It
+// may be called while a Read waits, which it ends.
+func (b *body) Close() error {
+	b.finish(false)
+	return nil
+}
+
+// finish gives the connection back when the body ended cleanly (eof) and
+// the request's context did not close it; it closes it otherwise.
+func (b *body) finish(eof bool) {
+	b.mu.Lock()
+	if b.done {
+		b.mu.Unlock()
+		return
+	}
+	b.done = true
+	b.mu.Unlock()
+	if eof && b.stop() && b.reuse {
+		b.t.put(b.c)
+		return
+	}
+	b.stop()
+	b.c.nc.Close()
+}

@@ -1,0 +1,171 @@
+// Package h1 is an HTTP/1.1 client transport with keep-alive, for plain
+// http:// URLs: each request is written and its response read on the
+// caller's goroutine, over a pooled connection, where net/http's Transport
+// hands every request to a connection's writeLoop and every response from
+// its readLoop (two goroutine hand-offs per request, which a relayed call
+// pays on every call). Requests to other schemes, and requests it does not
+// handle (bodies of unknown length, Expect: 100-continue, trailers), go to
+// the Next transport, so HTTPS keeps net/http's TLS and HTTP/2.
+//
+// Connections come from the Dial function, which is where the SSRF guard
+// checks every address (netguard). An idle connection the server closed
+// is noticed before reuse (Linux: a peek that does not wait) and dropped.
+//
+// The package imports only the standard library.
+package h1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of a Transport.
+const (
+	defaultMaxIdlePerHost = 64
+	defaultIdleTimeout    = 90 * time.Second
+)
+
+// Transport is an http.RoundTripper for http:// URLs over keep-alive
+// connections. Its zero value is not usable: Dial and Next are required.
+// It is safe for concurrent use.
+type Transport struct {
+	// Dial opens a connection to addr (host:port) on network "tcp".
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Next serves what this transport does not: other schemes and the
+	// requests listed in the package doc.
+	Next http.RoundTripper
+	// MaxIdlePerHost is how many idle connections are kept per host
+	// (default 64); IdleTimeout how long one is kept (default 90 s).
+	MaxIdlePerHost int
+	IdleTimeout    time.Duration
+
+	mu   sync.Mutex
+	idle map[string][]*conn // by host:port, most recently used last
+}
+
+var _ http.RoundTripper = (*Transport)(nil)
+
+// conn is one connection and its buffers.
+type conn struct {
+	nc     net.Conn
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	addr   string
+	idleAt time.Time
+	reused bool
+}
+
+// RoundTrip sends req and returns its response, whose body must be read
+// to its end (the connection then goes back to the pool) or closed (the
+// connection is then closed). Cancelling the request's context closes the
+// connection, which ends a read or write under way.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !t.handles(req) {
+		return t.Next.RoundTrip(req)
+	}
+	if err := checkHeader(req.Header); err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	addr := hostPort(req.URL)
+	c, err := t.conn(req.Context(), addr)
+	if err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	stop := context.AfterFunc(req.Context(), func() { c.nc.Close() })
+	resp, err := c.exchange(req)
+	if err != nil {
+		stop()
+		c.nc.Close()
+		if ctxErr := req.Context().Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, err
+	}
+	t.wrapBody(resp, c, stop, req.Close)
+	return resp, nil
+}
+
+// handles reports whether the transport serves req itself.
+func (t *Transport) handles(req *http.Request) bool {
+	if req.URL.Scheme != "http" || req.URL.User != nil {
+		return false
+	}
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	if hasBody && req.ContentLength <= 0 {
+		return false // unknown length: chunked uploads are Next's
+	}
+	return req.Trailer == nil && req.Header.Get("Expect") == ""
+}
+
+// hostPort is u's host with its port, 80 by default.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// closeBody closes a request's body, as a RoundTripper must even on
+// failure.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// errHeader is a request header that cannot go on the wire as it is.
+var errHeader = errors.New("h1: invalid header name or value")
+
+// checkHeader refuses header names and values that would break the
+// request's framing (CR, LF, or a name with a colon or space).
+func checkHeader(h http.Header) error {
+	for k, vs := range h {
+		if k == "" || strings.ContainsAny(k, " :\r\n") {
+			return fmt.Errorf("%w: %q", errHeader, k)
+		}
+		for _, v := range vs {
+			if strings.ContainsAny(v, "\r\n") {
+				return fmt.Errorf("%w: %s", errHeader, k)
+			}
+		}
+	}
+	return nil
+}
+
+// Idle returns how many connections wait in the pool.
+func (t *Transport) Idle() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, cs := range t.idle {
+		n += len(cs)
+	}
+	return n
+}
+
+// CloseIdleConnections closes the connections that wait in the pool.
+func (t *Transport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, cs := range idle {
+		for _, c := range cs {
+			c.nc.Close()
+		}
+	}
+	if ci, ok := t.Next.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
