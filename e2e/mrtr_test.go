@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/mrtrwire"
 )
 
 // mrtrPost sends a 2026-07-28 tools/call of tool with arguments args and
@@ -57,54 +59,6 @@ func quote(s string) string {
 	return string(b)
 }
 
-// mustInputRequired checks that v is an InputRequiredResult and returns
-// its inputRequests and requestState.
-func mustInputRequired(t *testing.T, v map[string]any) (map[string]any, string) {
-	t.Helper()
-	res, _ := v["result"].(map[string]any)
-	reqs, _ := res["inputRequests"].(map[string]any)
-	state, _ := res["requestState"].(string)
-	if res["resultType"] != "input_required" || len(reqs) == 0 || state == "" {
-		t.Fatalf("want an InputRequiredResult, got %v", v)
-	}
-	return reqs, state
-}
-
-// answers are the inputResponses members answering reqs with answer by
-// method, under state.
-func answers(reqs map[string]any, state string, answer map[string]string) string {
-	var parts []string
-	for k, r := range reqs {
-		parts = append(parts, quote(k)+":"+answer[r.(map[string]any)["method"].(string)])
-	}
-	return `"requestState":` + quote(state) + `,"inputResponses":{` + strings.Join(parts, ",") + `}`
-}
-
-// completeText returns the first text of a complete result, failing
-// otherwise.
-func completeText(t *testing.T, v map[string]any) string {
-	t.Helper()
-	res, _ := v["result"].(map[string]any)
-	content, _ := res["content"].([]any)
-	if res["resultType"] != "complete" || len(content) == 0 {
-		t.Fatalf("want a complete result, got %v", v)
-	}
-	text, _ := content[0].(map[string]any)["text"].(string)
-	return text
-}
-
-// rpcErrorOf returns the code and message of a JSON-RPC error reply.
-func rpcErrorOf(t *testing.T, v map[string]any) (int, string) {
-	t.Helper()
-	e, _ := v["error"].(map[string]any)
-	if e == nil {
-		t.Fatalf("want an error, got %v", v)
-	}
-	code, _ := e["code"].(float64)
-	msg, _ := e["message"].(string)
-	return int(code), msg
-}
-
 // TestMultiRoundApproval drives the binary as a 2026-07-28 client on a
 // skill with approval: caller: where a session client gets
 // elicitation/create, it gets an InputRequiredResult asking to confirm the
@@ -126,29 +80,29 @@ func TestMultiRoundApproval(t *testing.T) {
 	url := g.URL + "/files/mcp"
 	confirm := map[string]string{"elicitation/create": `{"action":"accept","content":{"confirm":true}}`}
 
-	reqs, state := mustInputRequired(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/yes"}`, ""))
+	reqs, state := mrtrwire.InputRequired(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/yes"}`, ""))
 	for _, r := range reqs {
 		p := r.(map[string]any)["params"].(map[string]any)
 		if msg, _ := p["message"].(string); !strings.Contains(msg, "delete") || !strings.Contains(msg, "/tmp/yes") {
 			t.Errorf("confirmation asked: %v", r)
 		}
 	}
-	if code, msg := rpcErrorOf(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/yes"}`, answers(reqs, state+"-TAMPERED", confirm))); code != -32602 || !strings.Contains(msg, "integrity") {
+	if code, msg := mrtrwire.RPCError(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/yes"}`, mrtrwire.Answers(reqs, state+"-TAMPERED", confirm))); code != -32602 || !strings.Contains(msg, "integrity") {
 		t.Errorf("tampered: %d %q", code, msg)
 	}
-	if code, msg := rpcErrorOf(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/other"}`, answers(reqs, state, confirm))); code != -32602 || !strings.Contains(msg, "another request") {
+	if code, msg := mrtrwire.RPCError(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/other"}`, mrtrwire.Answers(reqs, state, confirm))); code != -32602 || !strings.Contains(msg, "another request") {
 		t.Errorf("other arguments: %d %q", code, msg)
 	}
-	if text := completeText(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/yes"}`, answers(reqs, state, confirm))); !strings.Contains(text, "/tmp/yes") {
+	if text := mrtrwire.CompleteText(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/yes"}`, mrtrwire.Answers(reqs, state, confirm))); !strings.Contains(text, "/tmp/yes") {
 		t.Errorf("confirmed call: %q", text)
 	}
 	if got := api.seen(); len(got) != 1 || got[0] != `{"path":"/tmp/yes"}` {
 		t.Fatalf("backend saw %q; want the confirmed arguments once", got)
 	}
 
-	reqs, state = mustInputRequired(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/late"}`, ""))
+	reqs, state = mrtrwire.InputRequired(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/late"}`, ""))
 	time.Sleep(2500 * time.Millisecond) // past --input-wait: the state expires and the call is withdrawn
-	if code, msg := rpcErrorOf(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/late"}`, answers(reqs, state, confirm))); code != -32602 || !strings.Contains(msg, "expired") {
+	if code, msg := mrtrwire.RPCError(t, mrtrPost(t, url, alice, "delete", `{"path":"/tmp/late"}`, mrtrwire.Answers(reqs, state, confirm))); code != -32602 || !strings.Contains(msg, "expired") {
 		t.Errorf("late retry: %d %q", code, msg)
 	}
 	if got := api.seen(); len(got) != 1 {
@@ -199,7 +153,7 @@ func TestMultiRoundRelay(t *testing.T) {
 	t.Parallel()
 	url, key := startFixtureGateway(t)
 
-	reqs, state := mustInputRequired(t, mrtrPost(t, url, key, "test_elicitation", `{"message":"Who are you?"}`, ""))
+	reqs, state := mrtrwire.InputRequired(t, mrtrPost(t, url, key, "test_elicitation", `{"message":"Who are you?"}`, ""))
 
 	for _, r := range reqs {
 		if m := r.(map[string]any); m["method"] != "elicitation/create" || m["params"].(map[string]any)["message"] != "Who are you?" {
@@ -211,11 +165,11 @@ func TestMultiRoundRelay(t *testing.T) {
 		"sampling/createMessage": `{"role":"assistant","content":{"type":"text","text":"Hi"},"model":"m","stopReason":"endTurn"}`,
 		"roots/list":             `{"roots":[{"uri":"file:///r","name":"r"}]}`,
 	}
-	if text := completeText(t, mrtrPost(t, url, key, "test_elicitation", `{"message":"Who are you?"}`, answers(reqs, state, answer))); !strings.Contains(text, "action=accept") || !strings.Contains(text, "alice") {
+	if text := mrtrwire.CompleteText(t, mrtrPost(t, url, key, "test_elicitation", `{"message":"Who are you?"}`, mrtrwire.Answers(reqs, state, answer))); !strings.Contains(text, "action=accept") || !strings.Contains(text, "alice") {
 		t.Errorf("elicitation result %q", text)
 	}
 
-	reqs, state = mustInputRequired(t, mrtrPost(t, url, key, "test_input_required_result_multiple_inputs", `{}`, ""))
+	reqs, state = mrtrwire.InputRequired(t, mrtrPost(t, url, key, "test_input_required_result_multiple_inputs", `{}`, ""))
 	methods := map[string]bool{}
 	for _, r := range reqs {
 		methods[r.(map[string]any)["method"].(string)] = true
@@ -223,14 +177,14 @@ func TestMultiRoundRelay(t *testing.T) {
 	if len(methods) != 3 {
 		t.Errorf("input requests %v; want elicitation, sampling and roots in one round", reqs)
 	}
-	if text := completeText(t, mrtrPost(t, url, key, "test_input_required_result_multiple_inputs", `{}`, answers(reqs, state, answer))); text != "Hi Alice — 1 root(s) visible" {
+	if text := mrtrwire.CompleteText(t, mrtrPost(t, url, key, "test_input_required_result_multiple_inputs", `{}`, mrtrwire.Answers(reqs, state, answer))); text != "Hi Alice — 1 root(s) visible" {
 		t.Errorf("multiple inputs result %q", text)
 	}
 
 	// prompts/get goes on the call's own upstream session too.
-	reqs, state = mustInputRequired(t, mrtrRequest(t, url, key, "prompts/get", "test_input_required_result_prompt", `{}`, ""))
+	reqs, state = mrtrwire.InputRequired(t, mrtrRequest(t, url, key, "prompts/get", "test_input_required_result_prompt", `{}`, ""))
 	answer["elicitation/create"] = `{"action":"accept","content":{"context":"tea"}}`
-	v := mrtrRequest(t, url, key, "prompts/get", "test_input_required_result_prompt", `{}`, answers(reqs, state, answer))
+	v := mrtrRequest(t, url, key, "prompts/get", "test_input_required_result_prompt", `{}`, mrtrwire.Answers(reqs, state, answer))
 	res, _ := v["result"].(map[string]any)
 	if msgs, _ := res["messages"].([]any); res["resultType"] != "complete" || len(msgs) != 1 || !strings.Contains(fmt.Sprint(msgs[0]), "Context: tea") {
 		t.Errorf("prompts/get after the retry: %v", v)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate/e2e/mrtrwire"
 )
 
 // TestMultiRoundElsewhere drives the replicas as a 2026-07-28 stateless
@@ -38,9 +40,9 @@ var mrtrConfirm = map[string]string{"elicitation/create": `{"action":"accept","c
 // and confirms it with a retry sent to replica 1.
 func mrtrApprovalElsewhere(t *testing.T, e *env) {
 	before := e.rest.mrtrCount()
-	reqs, state := mrtrInputRequired(t, mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", `{"text":"forwarded"}`, ""))
-	v := mrtrCall(t, e, 1, "tools", "tools/call", "asked_echo", `{"text":"forwarded"}`, mrtrAnswers(reqs, state, mrtrConfirm))
-	if text := mrtrText(t, v); !strings.Contains(text, "forwarded") {
+	reqs, state := mrtrwire.InputRequired(t, mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", `{"text":"forwarded"}`, ""))
+	v := mrtrCall(t, e, 1, "tools", "tools/call", "asked_echo", `{"text":"forwarded"}`, mrtrwire.Answers(reqs, state, mrtrConfirm))
+	if text := mrtrwire.CompleteText(t, v); !strings.Contains(text, "forwarded") {
 		t.Errorf("confirmed through replica 1: %q", text)
 	}
 	if got := e.rest.mrtrCount() - before; got != 1 {
@@ -48,8 +50,8 @@ func mrtrApprovalElsewhere(t *testing.T, e *env) {
 	}
 	// The state is spent: a replay through replica 2 is refused by the
 	// holder, and the backend does not run again.
-	v = mrtrCall(t, e, 2, "tools", "tools/call", "asked_echo", `{"text":"forwarded"}`, mrtrAnswers(reqs, state, mrtrConfirm))
-	if code, msg := mrtrError(t, v); code != -32602 || !strings.Contains(msg, "call again without requestState") {
+	v = mrtrCall(t, e, 2, "tools", "tools/call", "asked_echo", `{"text":"forwarded"}`, mrtrwire.Answers(reqs, state, mrtrConfirm))
+	if code, msg := mrtrwire.RPCError(t, v); code != -32602 || !strings.Contains(msg, "call again without requestState") {
 		t.Errorf("replayed state through replica 2: %d %q", code, msg)
 	}
 	if got := e.rest.mrtrCount() - before; got != 1 {
@@ -68,17 +70,17 @@ var mrtrRelayAnswers = map[string]string{
 // replica and answers on another: the answers reach the upstream call
 // waiting on the holder's own upstream session.
 func mrtrRelayElsewhere(t *testing.T, e *env) {
-	reqs, state := mrtrInputRequired(t, mrtrCall(t, e, 1, "everything", "tools/call", "test_elicitation", `{"message":"Who are you?"}`, ""))
-	v := mrtrCall(t, e, 2, "everything", "tools/call", "test_elicitation", `{"message":"Who are you?"}`, mrtrAnswers(reqs, state, mrtrRelayAnswers))
-	if text := mrtrText(t, v); !strings.Contains(text, "action=accept") || !strings.Contains(text, "alice") {
+	reqs, state := mrtrwire.InputRequired(t, mrtrCall(t, e, 1, "everything", "tools/call", "test_elicitation", `{"message":"Who are you?"}`, ""))
+	v := mrtrCall(t, e, 2, "everything", "tools/call", "test_elicitation", `{"message":"Who are you?"}`, mrtrwire.Answers(reqs, state, mrtrRelayAnswers))
+	if text := mrtrwire.CompleteText(t, v); !strings.Contains(text, "action=accept") || !strings.Contains(text, "alice") {
 		t.Errorf("elicitation answered through replica 2: %q", text)
 	}
-	reqs, state = mrtrInputRequired(t, mrtrCall(t, e, 2, "everything", "tools/call", "test_input_required_result_multiple_inputs", `{}`, ""))
+	reqs, state = mrtrwire.InputRequired(t, mrtrCall(t, e, 2, "everything", "tools/call", "test_input_required_result_multiple_inputs", `{}`, ""))
 	if len(reqs) != 3 {
 		t.Errorf("input requests %v; want elicitation, sampling and roots in one round", reqs)
 	}
-	v = mrtrCall(t, e, 0, "everything", "tools/call", "test_input_required_result_multiple_inputs", `{}`, mrtrAnswers(reqs, state, mrtrRelayAnswers))
-	if text := mrtrText(t, v); text != "Hi Alice — 1 root(s) visible" {
+	v = mrtrCall(t, e, 0, "everything", "tools/call", "test_input_required_result_multiple_inputs", `{}`, mrtrwire.Answers(reqs, state, mrtrRelayAnswers))
+	if text := mrtrwire.CompleteText(t, v); text != "Hi Alice — 1 root(s) visible" {
 		t.Errorf("multiple inputs answered through replica 0: %q", text)
 	}
 }
@@ -94,11 +96,11 @@ func mrtrLatency(t *testing.T, e *env) {
 			to = 1
 		}
 		args := `{"text":"latency ` + itoa(i) + `"}`
-		reqs, state := mrtrInputRequired(t, mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", args, ""))
+		reqs, state := mrtrwire.InputRequired(t, mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", args, ""))
 		start := time.Now()
-		v := mrtrCall(t, e, to, "tools", "tools/call", "asked_echo", args, mrtrAnswers(reqs, state, mrtrConfirm))
+		v := mrtrCall(t, e, to, "tools", "tools/call", "asked_echo", args, mrtrwire.Answers(reqs, state, mrtrConfirm))
 		took := time.Since(start)
-		mrtrText(t, v)
+		mrtrwire.CompleteText(t, v)
 		if to == 0 {
 			local = append(local, took)
 		} else {
@@ -120,16 +122,16 @@ func median(ds []time.Duration) time.Duration {
 // completes. Replica 2 stays down.
 func mrtrHolderKilled(t *testing.T, e *env) {
 	args := `{"text":"orphan"}`
-	reqs, state := mrtrInputRequired(t, mrtrCall(t, e, 2, "tools", "tools/call", "asked_echo", args, ""))
+	reqs, state := mrtrwire.InputRequired(t, mrtrCall(t, e, 2, "tools", "tools/call", "asked_echo", args, ""))
 	if err := e.Replica(2).Kill(); err != nil {
 		t.Fatal(err)
 	}
-	v := mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", args, mrtrAnswers(reqs, state, mrtrConfirm))
-	if code, msg := mrtrError(t, v); code != -32602 || !strings.Contains(msg, "did not answer") || !strings.Contains(msg, "call again without requestState") {
+	v := mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", args, mrtrwire.Answers(reqs, state, mrtrConfirm))
+	if code, msg := mrtrwire.RPCError(t, v); code != -32602 || !strings.Contains(msg, "did not answer") || !strings.Contains(msg, "call again without requestState") {
 		t.Errorf("retry after the holder was killed: %d %q", code, msg)
 	}
-	reqs, state = mrtrInputRequired(t, mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", args, ""))
-	if text := mrtrText(t, mrtrCall(t, e, 1, "tools", "tools/call", "asked_echo", args, mrtrAnswers(reqs, state, mrtrConfirm))); !strings.Contains(text, "orphan") {
+	reqs, state = mrtrwire.InputRequired(t, mrtrCall(t, e, 0, "tools", "tools/call", "asked_echo", args, ""))
+	if text := mrtrwire.CompleteText(t, mrtrCall(t, e, 1, "tools", "tools/call", "asked_echo", args, mrtrwire.Answers(reqs, state, mrtrConfirm))); !strings.Contains(text, "orphan") {
 		t.Errorf("called again: %q", text)
 	}
 }
@@ -161,54 +163,6 @@ func mrtrCall(t *testing.T, e *env, i int, agent, method, name, args, members st
 		t.Fatalf("replica %d: HTTP %d, not JSON: %q", i, resp.StatusCode, b)
 	}
 	return v
-}
-
-// mrtrInputRequired checks that v is an InputRequiredResult and returns
-// its inputRequests and requestState.
-func mrtrInputRequired(t *testing.T, v map[string]any) (map[string]any, string) {
-	t.Helper()
-	res, _ := v["result"].(map[string]any)
-	reqs, _ := res["inputRequests"].(map[string]any)
-	state, _ := res["requestState"].(string)
-	if res["resultType"] != "input_required" || len(reqs) == 0 || state == "" {
-		t.Fatalf("want an InputRequiredResult, got %v", v)
-	}
-	return reqs, state
-}
-
-// mrtrAnswers are the params' members answering reqs by method, under
-// state.
-func mrtrAnswers(reqs map[string]any, state string, answer map[string]string) string {
-	var parts []string
-	for k, r := range reqs {
-		parts = append(parts, mustJSON(k)+":"+answer[r.(map[string]any)["method"].(string)])
-	}
-	return `"requestState":` + mustJSON(state) + `,"inputResponses":{` + strings.Join(parts, ",") + `}`
-}
-
-// mrtrText returns the first text of a complete result, failing
-// otherwise.
-func mrtrText(t *testing.T, v map[string]any) string {
-	t.Helper()
-	res, _ := v["result"].(map[string]any)
-	content, _ := res["content"].([]any)
-	if res["resultType"] != "complete" || len(content) == 0 {
-		t.Fatalf("want a complete result, got %v", v)
-	}
-	text, _ := content[0].(map[string]any)["text"].(string)
-	return text
-}
-
-// mrtrError returns the code and message of a JSON-RPC error reply.
-func mrtrError(t *testing.T, v map[string]any) (int, string) {
-	t.Helper()
-	e, _ := v["error"].(map[string]any)
-	if e == nil {
-		t.Fatalf("want an error, got %v", v)
-	}
-	code, _ := e["code"].(float64)
-	msg, _ := e["message"].(string)
-	return int(code), msg
 }
 
 // mrtrCount is how many calls the REST backend got.
