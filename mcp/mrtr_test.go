@@ -204,6 +204,11 @@ func TestMultiRoundNoRetry(t *testing.T) {
 		t.Errorf("RequestClient = %v", err)
 	}
 	<-m.scopes
+	// The scope is released and the call dropped from the table as the call
+	// ends, in no set order: wait for the table, boundedly.
+	for deadline := time.Now().Add(5 * time.Second); m.srv.HeldCalls() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	diff(t, "held calls", 0, m.srv.HeldCalls())
 }
 
