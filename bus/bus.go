@@ -79,6 +79,7 @@ type Bus struct {
 	id     string // this replica, in presence records and broker payloads
 	hub    hub
 	online presence
+	takers takers
 
 	heartbeat, ttl time.Duration
 	stop           context.CancelFunc
@@ -125,17 +126,19 @@ func (b *Bus) Close() error {
 // Post stores m (MessageStore.PostMessage, which fills in its ID, Seq,
 // agent and skill) and then signals its waiters on every replica: the
 // agent's inbox for a message to its workers, the channel's reply waiters
-// otherwise. A failure to reach the Broker is logged, not returned: m is
-// stored, and other replicas' waiters find it when woken for any reason.
+// otherwise. A message to the workers of an agent one of whose streams
+// waits on this replica (Handoff) is stored delivered to that stream and
+// handed to it instead, without a signal. A failure to reach the Broker is
+// logged, not returned: m is stored, and other replicas' waiters find it
+// when woken for any reason.
 func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
+	if m.Type.ToAgent() {
+		return b.postToAgent(ctx, m)
+	}
 	if err := b.store.PostMessage(ctx, m); err != nil {
 		return err
 	}
-	if m.Type.ToAgent() {
-		b.signal(ctx, inboxTopic(m.AgentID))
-	} else {
-		b.signal(ctx, replyTopic(m.ChannelID))
-	}
+	b.signal(ctx, replyTopic(m.ChannelID))
 	return nil
 }
 

@@ -43,18 +43,39 @@ const DefaultListLimit = 100
 // one already, and EINVALID if the type is unknown, or if a reply, delta or
 // cancel does not name a chat_message of the same channel in InReplyTo.
 func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
+	_, err := s.post(ctx, m, nil)
+	return err
+}
+
+// PostDelivered stores m as PostMessage does and, when m is a message to
+// the workers of to.AgentID (of skill to.Skill, or of any when it is "")
+// and no older message of that inbox is claimable, marks it delivered at
+// its CreatedAt, its first attempt, as if claimed in the same transaction;
+// it reports whether it did. An inbox stream that waits on this replica
+// then takes m without a claim of its own. An older claimable message
+// leaves m to be claimed after it, so that a stream delivers in seq order.
+func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
+	return s.post(ctx, m, &to)
+}
+
+// post stores m, delivered to the inbox to when it is not nil and the
+// conditions of PostDelivered hold, and reports whether it was.
+func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox) (delivered bool, err error) {
 	body, err := prepareMessage(m)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return s.withTx(ctx, func(tx *Store) error {
+	err = s.withTx(ctx, func(tx *Store) error {
 		if err := tx.checkMessageTarget(ctx, m); err != nil {
 			return err
 		}
 		if err := tx.nextSeq(ctx, m); err != nil {
 			return err
 		}
-		if err := tx.insertMessage(ctx, m, body); err != nil {
+		if delivered, err = tx.deliverable(ctx, m, to); err != nil {
+			return err
+		}
+		if err := tx.insertMessage(ctx, m, body, delivered); err != nil {
 			return err
 		}
 		if m.Type.Final() || m.Type == mcpgate.MessageCancel {
@@ -62,6 +83,26 @@ func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
 		}
 		return nil
 	})
+	return delivered && err == nil, err
+}
+
+// deliverable reports whether m, its seq taken, may be delivered to the
+// inbox to as it is stored: it is a message to that inbox's workers, and
+// no older message of the inbox is claimable (the seq lock this
+// transaction holds keeps any from being posted meanwhile).
+func (s *Store) deliverable(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox) (bool, error) {
+	if to == nil || !m.Type.ToAgent() || m.AgentID != to.AgentID || (to.Skill != "" && m.Skill != to.Skill) {
+		return false, nil
+	}
+	var waiting bool
+	err := s.write.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages
+		WHERE agent_id = $1 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND (delivered_at IS NULL OR delivered_at <= $2) AND ($3 = '' OR skill = $3) AND seq < $4)`,
+		to.AgentID, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill, m.Seq).Scan(&waiting)
+	if err != nil {
+		return false, fmt.Errorf("post message: older messages of agent %s: %w", m.AgentID, err)
+	}
+	return !waiting, nil
 }
 
 // prepareMessage checks m's type and reply target, fills in its ID and
@@ -120,11 +161,18 @@ func (s *Store) nextSeq(ctx context.Context, m *mcpgate.Message) error {
 	return nil
 }
 
-// insertMessage inserts m with its body as stored.
-func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte) error {
-	_, err := s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+// insertMessage inserts m with its body as stored, delivered at its
+// CreatedAt (its first attempt) when delivered is set.
+func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, delivered bool) error {
+	var deliveredAt sql.NullInt64
+	var attempts int64
+	if delivered {
+		deliveredAt, attempts = sql.NullInt64{Int64: micros(m.CreatedAt), Valid: true}, 1
+	}
+	_, err := s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`, delivered_at, attempts)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		m.ID, m.Seq, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
-		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt))
+		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt), deliveredAt, attempts)
 	if err == nil {
 		return nil
 	}
@@ -145,7 +193,7 @@ func (s *Store) ListMessages(ctx context.Context, channelID string, afterSeq int
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
+	rows, err := s.read.QueryContext(detach(ctx), `SELECT `+messageColumns+` FROM messages
 		WHERE channel_id = $1 AND seq > $2 ORDER BY seq`+limitClause(limit), channelID, afterSeq)
 	if err != nil {
 		return nil, fmt.Errorf("list messages of %s: %w", channelID, err)
