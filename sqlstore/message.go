@@ -65,6 +65,9 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox)
 	if err != nil {
 		return false, err
 	}
+	if to == nil && postsInOneStatement(s.d) {
+		return false, s.postInOneStatement(ctx, m, body)
+	}
 	err = s.withTx(ctx, func(tx *Store) error {
 		if err := tx.checkMessageTarget(ctx, m); err != nil {
 			return err
@@ -84,6 +87,37 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox)
 		return nil
 	})
 	return delivered && err == nil, err
+}
+
+// postOneQuery takes the agent's next seq, inserts the message with it
+// and, for a final reply or a cancel, acknowledges the message it answers
+// ($12), all in one statement. The acknowledgement waits for the seq (its
+// EXISTS on s), so that it, like a claim, locks the agent's counter before
+// a message's row.
+const postOneQuery = `WITH s AS (INSERT INTO message_seqs (agent_id, seq) VALUES ($3, 1)
+		ON CONFLICT (agent_id) DO UPDATE SET seq = message_seqs.seq + 1 RETURNING seq),
+	a AS (UPDATE messages SET acked_at = COALESCE(acked_at, $11) WHERE $12 AND id = $6 AND EXISTS (SELECT 1 FROM s))
+	INSERT INTO messages (` + messageColumns + `)
+	SELECT $1, s.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM s RETURNING seq`
+
+// postInOneStatement stores m, not delivered, after checking its target:
+// one read, then one write statement, with no transaction around them,
+// so that the agent's seq lock is held only while the write runs (the
+// check reads what a post cannot change: a channel's agent, and whether
+// a message is a chat_message of it; the foreign key catches a channel
+// deleted in between).
+func (s *Store) postInOneStatement(ctx context.Context, m *mcpgate.Message, body []byte) error {
+	if err := s.checkMessageTarget(ctx, m); err != nil {
+		return err
+	}
+	ack := m.Type.Final() || m.Type == mcpgate.MessageCancel
+	err := s.write.QueryRowContext(ctx, postOneQuery,
+		m.ID, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
+		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt), ack).Scan(&m.Seq)
+	if err != nil {
+		return s.insertError(m, err)
+	}
+	return nil
 }
 
 // deliverable reports whether m, its seq taken, may be delivered to the
@@ -176,6 +210,11 @@ func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []by
 	if err == nil {
 		return nil
 	}
+	return s.insertError(m, err)
+}
+
+// insertError maps the error of inserting m to the store's errors.
+func (s *Store) insertError(m *mcpgate.Message, err error) error {
 	v := s.d.Violation(err)
 	switch {
 	case v.Kind == UniqueViolation && v.On("in_reply_to"):
