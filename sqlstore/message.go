@@ -75,10 +75,7 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox)
 		if err := tx.nextSeq(ctx, m); err != nil {
 			return err
 		}
-		if delivered, err = tx.deliverable(ctx, m, to); err != nil {
-			return err
-		}
-		if err := tx.insertMessage(ctx, m, body, delivered); err != nil {
+		if delivered, err = tx.insertMessage(ctx, m, body, to); err != nil {
 			return err
 		}
 		if m.Type.Final() || m.Type == mcpgate.MessageCancel {
@@ -118,25 +115,6 @@ func (s *Store) postInOneStatement(ctx context.Context, m *mcpgate.Message, body
 		return s.insertError(m, err)
 	}
 	return nil
-}
-
-// deliverable reports whether m, its seq taken, may be delivered to the
-// inbox to as it is stored: it is a message to that inbox's workers, and
-// no older message of the inbox is claimable (the seq lock this
-// transaction holds keeps any from being posted meanwhile).
-func (s *Store) deliverable(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox) (bool, error) {
-	if to == nil || !m.Type.ToAgent() || m.AgentID != to.AgentID || (to.Skill != "" && m.Skill != to.Skill) {
-		return false, nil
-	}
-	var waiting bool
-	err := s.write.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages
-		WHERE agent_id = $1 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $2) AND ($3 = '' OR skill = $3) AND seq < $4)`,
-		to.AgentID, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill, m.Seq).Scan(&waiting)
-	if err != nil {
-		return false, fmt.Errorf("post message: older messages of agent %s: %w", m.AgentID, err)
-	}
-	return !waiting, nil
 }
 
 // prepareMessage checks m's type and reply target, fills in its ID and
@@ -195,23 +173,46 @@ func (s *Store) nextSeq(ctx context.Context, m *mcpgate.Message) error {
 	return nil
 }
 
-// insertMessage inserts m with its body as stored, delivered at its
-// CreatedAt (its first attempt) when delivered is set.
-func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, delivered bool) error {
-	var deliveredAt sql.NullInt64
-	var attempts int64
-	if delivered {
-		deliveredAt, attempts = sql.NullInt64{Int64: micros(m.CreatedAt), Valid: true}, 1
-	}
-	_, err := s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`, delivered_at, attempts)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-		m.ID, m.Seq, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
-		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt), deliveredAt, attempts)
-	if err == nil {
-		return nil
-	}
-	return s.insertError(m, err)
+// forInbox reports whether m is a message to the workers of the inbox to.
+func forInbox(m *mcpgate.Message, to *mcpgate.Inbox) bool {
+	return to != nil && m.Type.ToAgent() && m.AgentID == to.AgentID && (to.Skill == "" || m.Skill == to.Skill)
 }
+
+// insertMessage inserts m with its body as stored and, when it is a
+// message to the workers of the inbox to, delivered at its CreatedAt if
+// the inbox has no older claimable message; it reports whether it was.
+// The check runs after the seq is taken: the seq lock keeps any older
+// message from being posted meanwhile, and on PostgreSQL the statement
+// sees every post committed before the lock was granted.
+func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (delivered bool, err error) {
+	args := []any{m.ID, m.Seq, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
+		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt)}
+	if forInbox(m, to) {
+		args = append(args, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill)
+		err = s.write.QueryRowContext(ctx, checkedInsertQuery, args...).Scan(&delivered)
+	} else {
+		_, err = s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, args...)
+	}
+	if err != nil {
+		return false, s.insertError(m, err)
+	}
+	return delivered, nil
+}
+
+// checkedInsertQuery inserts a message ($1 to $12 as messageColumns)
+// delivered at its created_at, its first attempt, unless a message of the
+// same inbox (of skill $14, or of all when it is '') with a smaller seq is
+// claimable (never delivered, or delivered at $13 or before), and returns
+// whether it was delivered. The casts give PostgreSQL one type for each
+// parameter used twice.
+const checkedInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
+	SELECT $1, CAST($2 AS BIGINT), $3, $4, $5, $6, $7, $8, $9, $10, $11, CAST($12 AS BIGINT),
+		CASE WHEN c.free THEN CAST($12 AS BIGINT) END, CASE WHEN c.free THEN 1 ELSE 0 END
+	FROM (SELECT NOT EXISTS (SELECT 1 FROM messages
+		WHERE agent_id = $4 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND (delivered_at IS NULL OR delivered_at <= $13) AND ($14 = '' OR skill = $14) AND seq < $2) AS free) AS c
+	RETURNING delivered_at IS NOT NULL`
 
 // insertError maps the error of inserting m to the store's errors.
 func (s *Store) insertError(m *mcpgate.Message, err error) error {
