@@ -70,3 +70,9 @@ var _ sqlstore.OneStatementPoster = dialect{}
 // makes are written by one statement, which holds the agent's seq lock
 // for no round trip to the client.
 func (dialect) PostsInOneStatement() bool { return true }
+
+var _ sqlstore.SkipLocker = dialect{}
+
+// SkipsLocked reports true: PostgreSQL has FOR UPDATE SKIP LOCKED, so a
+// claim locks only the rows it takes and never waits for another's.
+func (dialect) SkipsLocked() bool { return true }

@@ -51,3 +51,16 @@ func postsInOneStatement(d Dialect) bool {
 	p, ok := d.(OneStatementPoster)
 	return ok && p.PostsInOneStatement()
 }
+
+// SkipLocker is implemented by a Dialect whose engine locks rows and can
+// skip those another transaction holds (FOR UPDATE SKIP LOCKED); the Store
+// then claims messages in one statement without the agent's seq lock.
+type SkipLocker interface {
+	SkipsLocked() bool
+}
+
+// skipsLocked reports whether d's engine can skip locked rows.
+func skipsLocked(d Dialect) bool {
+	l, ok := d.(SkipLocker)
+	return ok && l.SkipsLocked()
+}
