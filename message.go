@@ -147,12 +147,12 @@ type Inbox struct {
 }
 
 // Handoff is an inbox stream's share of the messages posted on its
-// replica: while the stream waits (Idle), a message posted for its inbox
-// is stored delivered to it (MessageStore.PostDelivered) and handed over
-// here, saving the stream a claim of its own.
+// replica: once the stream is offered (Idle), a message posted for its
+// inbox may be stored delivered to it (MessageStore.PostDelivered) and
+// handed over here, saving the stream a claim of its own.
 type Handoff interface {
-	// Idle offers the stream for the next message posted; one taker of
-	// the offer ends it until Idle is called again.
+	// Idle offers the stream for the messages posted from now on, until
+	// Close; calling it again is harmless.
 	Idle()
 	// Ready receives a signal when messages were handed over.
 	Ready() <-chan struct{}

@@ -89,15 +89,15 @@ type inboxStream struct {
 // run delivers claimable messages whenever the bus signals a post, the
 // visibility timeout may have freed messages for redelivery, and pings
 // while quiet, until ctx ends, a write fails, or the worker's key no longer
-// authenticates for the agent. While it waits, it is offered through
-// handoff for the messages posted on this replica, which it sends without
-// a claim. Four times per visibility it checks the key and renews the
+// authenticates for the agent. It is offered through handoff for the
+// messages posted on this replica, which it sends without a claim. Four times per visibility it checks the key and renews the
 // messages it holds.
 func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}, handoff mcpgate.Handoff) error {
 	recheck := time.NewTicker(max(st.s.visibility()/4, 10*time.Millisecond))
 	defer recheck.Stop()
 	ping := time.NewTicker(st.s.inboxPing())
 	defer ping.Stop()
+	handoff.Idle() // past the resume pass: messages may be handed over
 	claim := true
 	for {
 		if claim {
@@ -106,7 +106,6 @@ func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}, handoff mc
 			}
 		}
 		claim = true
-		handoff.Idle()
 		select {
 		case <-ctx.Done():
 			return nil

@@ -9,13 +9,16 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// Handoff. An inbox stream that waits for messages offers itself here
-// (Idle); a message posted on this replica for its inbox is then stored
+// Handoff. An inbox stream offers itself here once it is past its resume
+// pass (Idle); a message posted on this replica for its inbox is then stored
 // already delivered to it, in the transaction that posts it
 // (MessageStore.PostDelivered), and handed over in process. That saves
 // one write transaction per message: the stream's claim, and the signal
-// that would wake every stream of the agent to race for the message.
-// Streams of other replicas, and streams that are busy, still claim what
+// that would wake every stream of the agent to race for the message. A
+// stream stays offered while it sends (it takes what was handed over
+// meanwhile at its next Take), as it would claim all it can on a wake;
+// posts spread over the offered streams of an agent in turn. Streams of
+// other replicas, and streams not offered yet, still claim what
 // the signal of a post announces; the store delivers a message at once
 // only when no older one of the inbox is claimable, so that each stream
 // sends its messages in seq order (a resuming worker's Last-Event-ID
@@ -29,7 +32,7 @@ type taker struct {
 
 	mu      sync.Mutex
 	settled sync.Cond // on mu: a reservation was settled
-	idle    bool
+	offered bool
 	closed  bool
 	pending int // posts that reserved the stream and have not settled
 	msgs    []*mcpgate.Message
@@ -57,9 +60,9 @@ func (b *Bus) Handoff(inbox mcpgate.Inbox) mcpgate.Handoff {
 	return t
 }
 
-// reserve returns an idle stream that takes messages of the agent's skill
-// and ends its offer, or nil when there is none. The stream reserved goes
-// to the back of the agent's list, so that posts spread over its streams.
+// reserve returns an offered stream that takes messages of the agent's
+// skill, or nil when there is none. The stream reserved goes to the back
+// of the agent's list, so that posts spread over its streams.
 func (ts *takers) reserve(agentID, skill string) *taker {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -86,31 +89,27 @@ func (ts *takers) remove(t *taker) {
 	}
 }
 
-// reserve takes t's offer, if it is open, for one post, which must settle
-// it; it reports whether it did.
+// reserve takes t for one post, which must settle it, if t is offered;
+// it reports whether it did.
 func (t *taker) reserve() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.idle || t.closed {
+	if !t.offered || t.closed {
 		return false
 	}
-	t.idle, t.pending = false, t.pending+1
+	t.pending++
 	return true
 }
 
 // settle ends a reservation: the post hands m over when it was delivered
-// to the stream, and offers the stream again otherwise. It reports
-// whether the stream took m: false when it was closed meanwhile.
+// to the stream. It reports whether the stream took m: false when it was
+// not delivered, or the stream closed meanwhile.
 func (t *taker) settle(m *mcpgate.Message, delivered bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pending--
 	t.settled.Broadcast()
-	switch {
-	case !delivered:
-		t.idle = true
-		return false
-	case t.closed:
+	if !delivered || t.closed {
 		return false
 	}
 	t.msgs = append(t.msgs, m)
@@ -118,11 +117,11 @@ func (t *taker) settle(m *mcpgate.Message, delivered bool) bool {
 	return true
 }
 
-// Idle offers the stream for the next message posted.
+// Idle offers the stream for the messages posted from now on.
 func (t *taker) Idle() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.idle = true
+	t.offered = true
 }
 
 // Ready receives a signal when messages were handed over.
@@ -156,7 +155,7 @@ func (t *taker) Close() []*mcpgate.Message {
 }
 
 // postToAgent stores m, a message to the agent's workers, delivered at
-// once to an idle stream of this replica when there is one and the store
+// once to an offered stream of this replica when there is one and the store
 // allows it; otherwise it wakes the agent's streams on every replica to
 // claim it.
 func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message) error {

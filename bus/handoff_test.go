@@ -2,6 +2,7 @@ package bus_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,10 +14,11 @@ func chat(text string) *mcpgate.Message {
 	return &mcpgate.Message{ChannelID: "ch-1", AgentID: "weather", Skill: "chat", Type: mcpgate.MessageChat, Sender: "user:u", Body: mcpgate.MessageBody{Text: text}}
 }
 
-// A message posted while a stream of its inbox waits on this replica is
-// handed to that stream, stored delivered to it: no stream can claim it,
-// and no inbox signal is sent. A busy stream (not Idle) gets nothing
-// handed, and the post signals the inbox as before.
+// A message posted while a stream of its inbox is offered on this replica
+// is handed to that stream, stored delivered to it: no stream can claim
+// it, and no inbox signal is sent. A stream not offered yet (Idle not
+// called: it is resuming) gets nothing handed, and the post signals the
+// inbox as before.
 func TestHandoff(t *testing.T) {
 	ctx := context.Background()
 	s := mustSQLite(t)
@@ -49,15 +51,18 @@ func TestHandoff(t *testing.T) {
 		t.Errorf("claimed %d messages, want none: the handed one is delivered", len(claimed))
 	}
 
-	busy := chat("two") // the stream is not Idle: its offer was taken by m
+	h.Close()
+	resuming := b.Handoff(mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: time.Minute})
+	defer resuming.Close()
+	busy := chat("two")
 	must(t, b.Post(ctx, busy))
 	select {
 	case <-wake:
 	case <-time.After(testTimeout):
 		t.Fatal("a message not handed over did not signal the inbox")
 	}
-	if got := h.Take(); len(got) != 0 {
-		t.Errorf("handed %d messages to a busy stream", len(got))
+	if got := resuming.Take(); len(got) != 0 {
+		t.Errorf("handed %d messages to a stream not offered", len(got))
 	}
 	claimed, err = s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 10)
 	must(t, err)
@@ -94,5 +99,29 @@ func TestHandoffClose(t *testing.T) {
 	must(t, err)
 	if len(claimed) != 1 || claimed[0].ID != late.ID {
 		t.Errorf("claimed %v, want only the message posted after Close", claimed)
+	}
+}
+
+// Messages posted one after another while the stream has not taken the
+// first are all handed over, and Take returns them in seq order.
+func TestHandoffWhileSending(t *testing.T) {
+	ctx := context.Background()
+	s := mustSQLite(t)
+	b := mustBus(t, s, nil)
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	defer h.Close()
+	h.Idle()
+	var want []string
+	for _, text := range []string{"one", "two", "three"} {
+		m := chat(text)
+		must(t, b.Post(ctx, m))
+		want = append(want, m.ID)
+	}
+	var got []string
+	for _, m := range h.Take() {
+		got = append(got, m.ID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("handed %v, want %v", got, want)
 	}
 }
