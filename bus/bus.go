@@ -64,6 +64,13 @@ type Options struct {
 	// Logger receives failures to publish, subscribe and record presence;
 	// nil means slog.Default().
 	Logger *slog.Logger
+	// NoHandoff turns the handoff off (see handoff.go): every message to
+	// agent workers is stored undelivered, signalled and claimed. It is
+	// for an engine where a claim costs less than a delivered post: on
+	// PostgreSQL an undelivered post is one statement and a claim another,
+	// neither holding the agent's seq lock across a round trip, where a
+	// delivered post is a transaction holding it for two.
+	NoHandoff bool
 	// Heartbeat is how often presence records are refreshed, and
 	// PresenceTTL how long each stays valid: DefaultHeartbeat and
 	// DefaultPresenceTTL when zero.
@@ -82,6 +89,7 @@ type Bus struct {
 	takers takers
 
 	heartbeat, ttl time.Duration
+	noHandoff      bool
 	stop           context.CancelFunc
 	wg             sync.WaitGroup
 }
@@ -91,7 +99,7 @@ type Bus struct {
 func New(opts *Options) *Bus {
 	b := &Bus{
 		store: opts.Store, broker: opts.Broker, logger: opts.Logger, id: mcpgate.NewID("rep_"),
-		heartbeat: opts.Heartbeat, ttl: opts.PresenceTTL,
+		heartbeat: opts.Heartbeat, ttl: opts.PresenceTTL, noHandoff: opts.NoHandoff,
 	}
 	if b.logger == nil {
 		b.logger = slog.Default()

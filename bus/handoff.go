@@ -159,7 +159,10 @@ func (t *taker) Close() []*mcpgate.Message {
 // allows it; otherwise it wakes the agent's streams on every replica to
 // claim it.
 func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message) error {
-	t := b.takers.reserve(m.AgentID, m.Skill)
+	var t *taker
+	if !b.noHandoff {
+		t = b.takers.reserve(m.AgentID, m.Skill)
+	}
 	if t == nil {
 		return b.postAndWake(ctx, m)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/bus"
 )
 
 // chat returns a chat_message of the fixture's channel.
@@ -123,5 +124,27 @@ func TestHandoffWhileSending(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("handed %v, want %v", got, want)
+	}
+}
+
+// A bus with NoHandoff hands nothing over: the message is stored
+// undelivered, and claimable.
+func TestNoHandoff(t *testing.T) {
+	ctx := context.Background()
+	s := mustSQLite(t)
+	b := bus.New(&bus.Options{Store: s, NoHandoff: true})
+	defer b.Close()
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	defer h.Close()
+	h.Idle()
+	m := chat("one")
+	must(t, b.Post(ctx, m))
+	if got := h.Take(); len(got) != 0 {
+		t.Errorf("handed %d messages with NoHandoff", len(got))
+	}
+	claimed, err := s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 10)
+	must(t, err)
+	if len(claimed) != 1 || claimed[0].ID != m.ID {
+		t.Errorf("claimed %v, want the message posted", claimed)
 	}
 }

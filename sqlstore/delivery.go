@@ -35,7 +35,7 @@ func claimSkipLockedQuery(limit int) string {
 }
 
 // claimableQuery selects, as pid, the oldest claimable messages of agent
-// $2's inbox (of skill $4, or of all when it is ''), delivered at $3 or
+// $2's inbox (of skill $4, or of all when it is empty), delivered at $3 or
 // before or never, up to limit.
 func claimableQuery(limit int) string {
 	return `SELECT id AS pid FROM messages

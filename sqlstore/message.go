@@ -202,7 +202,7 @@ func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []by
 
 // checkedInsertQuery inserts a message ($1 to $12 as messageColumns)
 // delivered at its created_at, its first attempt, unless a message of the
-// same inbox (of skill $14, or of all when it is '') with a smaller seq is
+// same inbox (of skill $14, or of all when it is empty) with a smaller seq is
 // claimable (never delivered, or delivered at $13 or before), and returns
 // whether it was delivered. The casts give PostgreSQL one type for each
 // parameter used twice.
