@@ -166,8 +166,8 @@ func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message) error {
 	if t == nil {
 		return b.postAndWake(ctx, m)
 	}
-	delivered, err := b.store.PostDelivered(ctx, m, t.inbox)
-	switch took := t.settle(m, delivered && err == nil); {
+	delivered, took, err := b.postDeliveredTo(ctx, t, m)
+	switch {
 	case err != nil:
 		return err
 	case !delivered:
@@ -176,6 +176,22 @@ func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message) error {
 		b.release(ctx, m)
 	}
 	return nil
+}
+
+// postDeliveredTo posts m delivered to the stream t reserved, when the store
+// allows, and settles the reservation even if the store panics (a stream
+// whose Take waits for it would wait forever).
+func (b *Bus) postDeliveredTo(ctx context.Context, t *taker, m *mcpgate.Message) (delivered, took bool, err error) {
+	settled := false
+	defer func() {
+		if !settled {
+			t.settle(m, false)
+		}
+	}()
+	delivered, err = b.store.PostDelivered(ctx, m, t.inbox)
+	delivered = delivered && err == nil
+	took, settled = t.settle(m, delivered), true
+	return delivered, took, err
 }
 
 // postAndWake stores m and wakes the agent's inbox streams.
