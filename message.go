@@ -104,6 +104,12 @@ type MessageStore interface {
 	// if its ID exists, or if it is a final reply to a message that has one
 	// already.
 	PostMessage(ctx context.Context, m *Message) error
+	// PostDelivered stores m as PostMessage does and, when m is a message
+	// to the workers of the inbox to and no older message of that inbox is
+	// claimable, marks it delivered at its CreatedAt (its first attempt)
+	// in the same transaction, as a claim would; it reports whether it
+	// did. The stream it was posted for then takes it without a claim.
+	PostDelivered(ctx context.Context, m *Message, to Inbox) (bool, error)
 	// ListMessages returns a channel's messages with Seq > afterSeq, oldest
 	// first, at most limit of them.
 	ListMessages(ctx context.Context, channelID string, afterSeq int64, limit int) ([]*Message, error)
@@ -130,6 +136,35 @@ type MessageStore interface {
 	// AckMessage marks a message to an agent acknowledged, so it is not
 	// delivered again. Returns ENOTFOUND if the agent has no such message.
 	AckMessage(ctx context.Context, agentID, id string) error
+}
+
+// Inbox names the messages one inbox stream takes: those to the workers of
+// an agent's skill (of all its skills when Skill is ""), claimable again
+// Visibility after each delivery unless renewed.
+type Inbox struct {
+	AgentID, Skill string
+	Visibility     time.Duration
+}
+
+// Handoff is an inbox stream's share of the messages posted on its
+// replica: once the stream is offered (Idle), a message posted for its
+// inbox may be stored delivered to it (MessageStore.PostDelivered) and
+// handed over here, saving the stream a claim of its own.
+type Handoff interface {
+	// Idle offers the stream for the messages posted from now on, until
+	// Close; calling it again is harmless.
+	Idle()
+	// Ready receives a signal when messages were handed over.
+	Ready() <-chan struct{}
+	// Take returns the messages handed over since the last Take, each
+	// delivered at its CreatedAt, once the posts under way for the stream
+	// are settled. Every message the stream claimed before calling Take
+	// is younger than those, or was claimable when they were posted.
+	Take() []*Message
+	// Close withdraws the stream: no message is handed over after it. It
+	// returns the messages handed over but not taken, delivered to the
+	// stream all the same, which the stream must release.
+	Close() []*Message
 }
 
 // ChatToolSchema is the input schema of an agent skill's chat tool.

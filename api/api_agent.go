@@ -27,6 +27,9 @@ type MessageBus interface {
 	// WakeInbox wakes the agent's inbox streams on every replica, as a
 	// post does: messages were released for them to claim.
 	WakeInbox(ctx context.Context, agentID string)
+	// Handoff registers an inbox stream for the messages posted on this
+	// replica while it waits, delivered to it as they are stored.
+	Handoff(inbox mcpgate.Inbox) mcpgate.Handoff
 }
 
 // Defaults of the agent inbox.

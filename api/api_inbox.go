@@ -1,9 +1,11 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -37,6 +39,8 @@ func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request, c *caller) 
 	defer release()
 	defer st.release(ctx)
 	wake := s.opts.Bus.Inbox(ctx, st.agentID)
+	handoff := s.opts.Bus.Handoff(mcpgate.Inbox{AgentID: st.agentID, Skill: skill, Visibility: s.visibility()})
+	defer st.close(handoff) // before st.release, which releases what it holds
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -49,7 +53,7 @@ func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request, c *caller) 
 			return st.end(err)
 		}
 	}
-	return st.end(st.run(ctx, wake))
+	return st.end(st.run(ctx, wake, handoff))
 }
 
 // resumeAfter reads the seq a worker resumes after, from Last-Event-ID or
@@ -85,20 +89,31 @@ type inboxStream struct {
 // run delivers claimable messages whenever the bus signals a post, the
 // visibility timeout may have freed messages for redelivery, and pings
 // while quiet, until ctx ends, a write fails, or the worker's key no longer
-// authenticates for the agent. Four times per visibility it checks the key
-// and renews the messages it holds.
-func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}) error {
+// authenticates for the agent. It is offered through handoff for the
+// messages posted on this replica, which it sends without a claim. Four times per visibility it checks the key and renews the
+// messages it holds.
+func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}, handoff mcpgate.Handoff) error {
 	recheck := time.NewTicker(max(st.s.visibility()/4, 10*time.Millisecond))
 	defer recheck.Stop()
 	ping := time.NewTicker(st.s.inboxPing())
 	defer ping.Stop()
+	handoff.Idle() // past the resume pass: messages may be handed over
+	claim := true
 	for {
-		if err := st.deliver(ctx); err != nil {
-			return err
+		if claim {
+			if err := st.deliver(ctx, handoff); err != nil {
+				return err
+			}
 		}
+		claim = true
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-handoff.Ready():
+			if err := st.send(st.take(handoff, nil), 0); err != nil {
+				return err
+			}
+			claim = false
 		case _, ok := <-wake:
 			if !ok {
 				wake = nil // the bus is done with this stream; rechecks go on
@@ -133,8 +148,9 @@ func (st *inboxStream) authorized(ctx context.Context) error {
 	return err
 }
 
-// deliver sends every message the store lets this stream claim now.
-func (st *inboxStream) deliver(ctx context.Context) error {
+// deliver sends every message the store lets this stream claim now, with
+// those handed over meanwhile, in seq order.
+func (st *inboxStream) deliver(ctx context.Context, handoff mcpgate.Handoff) error {
 	for {
 		now := time.Now()
 		msgs, err := st.s.opts.Store.ClaimMessages(ctx, st.agentID, st.skill, now, st.s.visibility(), inboxBatch)
@@ -142,10 +158,11 @@ func (st *inboxStream) deliver(ctx context.Context) error {
 			return err
 		}
 		st.hold(msgs, now)
-		if err := st.send(msgs, 0); err != nil {
+		full := len(msgs) == inboxBatch
+		if err := st.send(st.take(handoff, msgs), 0); err != nil {
 			return err
 		}
-		if len(msgs) < inboxBatch {
+		if !full {
 			return nil
 		}
 	}
@@ -172,6 +189,29 @@ func (st *inboxStream) resume(ctx context.Context, after int64) error {
 		if len(msgs) < inboxBatch {
 			return nil
 		}
+	}
+}
+
+// take holds the messages handed over by the bus, each delivered to this
+// stream at its CreatedAt, and returns them with claimed, in seq order.
+func (st *inboxStream) take(handoff mcpgate.Handoff, claimed []*mcpgate.Message) []*mcpgate.Message {
+	handed := handoff.Take()
+	if len(handed) == 0 {
+		return claimed
+	}
+	for _, m := range handed {
+		st.held[m.ID] = m.CreatedAt
+	}
+	msgs := append(claimed, handed...)
+	slices.SortFunc(msgs, func(a, b *mcpgate.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	return msgs
+}
+
+// close withdraws the stream from handoff and holds what was handed over
+// but not taken, for release to give back.
+func (st *inboxStream) close(handoff mcpgate.Handoff) {
+	for _, m := range handoff.Close() {
+		st.held[m.ID] = m.CreatedAt
 	}
 }
 

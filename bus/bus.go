@@ -64,6 +64,13 @@ type Options struct {
 	// Logger receives failures to publish, subscribe and record presence;
 	// nil means slog.Default().
 	Logger *slog.Logger
+	// NoHandoff turns the handoff off (see handoff.go): every message to
+	// agent workers is stored undelivered, signalled and claimed. It is
+	// for an engine where a claim costs less than a delivered post: on
+	// PostgreSQL an undelivered post is one statement and a claim another,
+	// neither holding the agent's seq lock across a round trip, where a
+	// delivered post is a transaction holding it for two.
+	NoHandoff bool
 	// Heartbeat is how often presence records are refreshed, and
 	// PresenceTTL how long each stays valid: DefaultHeartbeat and
 	// DefaultPresenceTTL when zero.
@@ -79,8 +86,10 @@ type Bus struct {
 	id     string // this replica, in presence records and broker payloads
 	hub    hub
 	online presence
+	takers takers
 
 	heartbeat, ttl time.Duration
+	noHandoff      bool
 	stop           context.CancelFunc
 	wg             sync.WaitGroup
 }
@@ -90,7 +99,7 @@ type Bus struct {
 func New(opts *Options) *Bus {
 	b := &Bus{
 		store: opts.Store, broker: opts.Broker, logger: opts.Logger, id: mcpgate.NewID("rep_"),
-		heartbeat: opts.Heartbeat, ttl: opts.PresenceTTL,
+		heartbeat: opts.Heartbeat, ttl: opts.PresenceTTL, noHandoff: opts.NoHandoff,
 	}
 	if b.logger == nil {
 		b.logger = slog.Default()
@@ -125,17 +134,19 @@ func (b *Bus) Close() error {
 // Post stores m (MessageStore.PostMessage, which fills in its ID, Seq,
 // agent and skill) and then signals its waiters on every replica: the
 // agent's inbox for a message to its workers, the channel's reply waiters
-// otherwise. A failure to reach the Broker is logged, not returned: m is
-// stored, and other replicas' waiters find it when woken for any reason.
+// otherwise. A message to the workers of an agent one of whose streams
+// waits on this replica (Handoff) is stored delivered to that stream and
+// handed to it instead, without a signal. A failure to reach the Broker is
+// logged, not returned: m is stored, and other replicas' waiters find it
+// when woken for any reason.
 func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
+	if m.Type.ToAgent() {
+		return b.postToAgent(ctx, m)
+	}
 	if err := b.store.PostMessage(ctx, m); err != nil {
 		return err
 	}
-	if m.Type.ToAgent() {
-		b.signal(ctx, inboxTopic(m.AgentID))
-	} else {
-		b.signal(ctx, replyTopic(m.ChannelID))
-	}
+	b.signal(ctx, replyTopic(m.ChannelID))
 	return nil
 }
 

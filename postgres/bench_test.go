@@ -30,3 +30,7 @@ func BenchmarkInsertCalls(b *testing.B) {
 func BenchmarkMessageRoundTrip(b *testing.B) {
 	storetest.BenchMessageRoundTrip(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
 }
+
+func BenchmarkMessageRoundTripHandoff(b *testing.B) {
+	storetest.BenchMessageRoundTripHandoff(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
+}

@@ -62,3 +62,17 @@ var _ sqlstore.StatementCacher = dialect{}
 // DriverCachesStatements reports true: pgx prepares each query once per
 // connection and keeps it, so the Store need not.
 func (dialect) DriverCachesStatements() bool { return true }
+
+var _ sqlstore.OneStatementPoster = dialect{}
+
+// PostsInOneStatement reports true: PostgreSQL runs a data-modifying WITH
+// clause, so a message's seq, its row and the acknowledgement a reply
+// makes are written by one statement, which holds the agent's seq lock
+// for no round trip to the client.
+func (dialect) PostsInOneStatement() bool { return true }
+
+var _ sqlstore.SkipLocker = dialect{}
+
+// SkipsLocked reports true: PostgreSQL has FOR UPDATE SKIP LOCKED, so a
+// claim locks only the rows it takes and never waits for another's.
+func (dialect) SkipsLocked() bool { return true }

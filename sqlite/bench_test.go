@@ -30,3 +30,7 @@ func BenchmarkInsertCalls(b *testing.B) {
 func BenchmarkMessageRoundTrip(b *testing.B) {
 	storetest.BenchMessageRoundTrip(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
 }
+
+func BenchmarkMessageRoundTripHandoff(b *testing.B) {
+	storetest.BenchMessageRoundTripHandoff(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}

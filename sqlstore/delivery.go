@@ -17,12 +17,31 @@ import (
 // conditions, so that each row is checked again when it is updated.
 func claimQuery(limit int) string {
 	return `UPDATE messages SET delivered_at = $1, attempts = attempts + 1
-	WHERE id IN (SELECT id FROM messages
-		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $3) AND ($4 = '' OR skill = $4)
-		ORDER BY seq` + limitClause(limit) + `)
+	WHERE id IN (` + claimableQuery(limit) + `)
 	AND acked_at IS NULL AND (delivered_at IS NULL OR delivered_at <= $3)
 	RETURNING ` + messageColumns
+}
+
+// claimSkipLockedQuery is claimQuery for an engine that skips locked
+// rows: the WITH clause locks the rows it picks, passing over those
+// another transaction holds, and is run once (a LIMIT under IN is not
+// bound to be).
+func claimSkipLockedQuery(limit int) string {
+	return `WITH picked AS (` + claimableQuery(limit) + ` FOR UPDATE SKIP LOCKED)
+	UPDATE messages SET delivered_at = $1, attempts = attempts + 1
+	FROM picked WHERE id = picked.pid
+	AND acked_at IS NULL AND (delivered_at IS NULL OR delivered_at <= $3)
+	RETURNING ` + messageColumns
+}
+
+// claimableQuery selects, as pid, the oldest claimable messages of agent
+// $2's inbox (of skill $4, or of all when it is empty), delivered at $3 or
+// before or never, up to limit.
+func claimableQuery(limit int) string {
+	return `SELECT id AS pid FROM messages
+		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND (delivered_at IS NULL OR delivered_at <= $3) AND ($4 = '' OR skill = $4)
+		ORDER BY seq` + limitClause(limit)
 }
 
 // ClaimMessages returns up to limit messages for the agent's workers
@@ -30,33 +49,55 @@ func claimQuery(limit int) string {
 // are neither acknowledged nor delivered after now-visibility, oldest
 // first, and marks them delivered at now, counting the attempt.
 //
-// Concurrent claims of one agent take turns: each first locks the agent's
-// seq counter, as posts do. They never return the same message, and on
-// PostgreSQL two claims cannot deadlock by locking the same rows in
-// different orders, nor a claim and a reply that acknowledges a message,
-// since both take the counter first.
+// Concurrent claims never return the same message. On SQLite, whose one
+// writer runs them in turn, each first locks the agent's seq counter, as
+// posts do. On PostgreSQL a claim is one statement that locks only the
+// rows it takes, skipping those another transaction holds (another claim,
+// a reply acknowledging one, a stream renewing or releasing it): it never
+// waits for a row, so it cannot deadlock, and it does not take the
+// counter, which posts hold. Skipping a held row loses nothing: its
+// holder is delivering, answering or keeping it.
 func (s *Store) ClaimMessages(ctx context.Context, agentID, skill string, now time.Time, visibility time.Duration, limit int) ([]*mcpgate.Message, error) {
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
+	args := []any{micros(now), agentID, micros(now.Add(-visibility)), skill}
 	var msgs []*mcpgate.Message
-	err := s.withTx(ctx, func(tx *Store) error {
-		_, err := tx.write.ExecContext(ctx, `UPDATE message_seqs SET seq = seq WHERE agent_id = $1`, agentID)
-		if err != nil {
-			return fmt.Errorf("lock: %w", err)
-		}
-		rows, err := tx.write.QueryContext(ctx, claimQuery(limit), micros(now), agentID, micros(now.Add(-visibility)), skill)
-		if err != nil {
-			return err
-		}
-		msgs, err = collect(rows, scanMessage)
-		return err
-	})
+	var err error
+	if skipsLocked(s.d) {
+		msgs, err = s.claim(ctx, claimSkipLockedQuery(limit), args)
+	} else {
+		msgs, err = s.claimInTurn(ctx, claimQuery(limit), args)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claim messages of %s: %w", agentID, err)
 	}
 	slices.SortFunc(msgs, func(a, b *mcpgate.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 	return msgs, nil
+}
+
+// claim runs the claim query q with args.
+func (s *Store) claim(ctx context.Context, q string, args []any) ([]*mcpgate.Message, error) {
+	rows, err := s.write.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scanMessage)
+}
+
+// claimInTurn runs the claim query q with args after locking the agent's
+// seq counter ($2), in one transaction.
+func (s *Store) claimInTurn(ctx context.Context, q string, args []any) ([]*mcpgate.Message, error) {
+	var msgs []*mcpgate.Message
+	err := s.withTx(ctx, func(tx *Store) error {
+		if _, err := tx.write.ExecContext(ctx, `UPDATE message_seqs SET seq = seq WHERE agent_id = $1`, args[1]); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		var err error
+		msgs, err = tx.claim(ctx, q, args)
+		return err
+	})
+	return msgs, err
 }
 
 // RenewMessages marks the messages of held (message ID → the delivery time

@@ -37,3 +37,30 @@ type Violation struct {
 func (v Violation) On(column string) bool {
 	return slices.Contains(v.Columns, column)
 }
+
+// OneStatementPoster is implemented by a Dialect whose engine runs
+// data-modifying WITH clauses (PostgreSQL); the Store then posts a
+// message that needs no delivery check in one statement.
+type OneStatementPoster interface {
+	PostsInOneStatement() bool
+}
+
+// postsInOneStatement reports whether d's engine can post a message in one
+// statement.
+func postsInOneStatement(d Dialect) bool {
+	p, ok := d.(OneStatementPoster)
+	return ok && p.PostsInOneStatement()
+}
+
+// SkipLocker is implemented by a Dialect whose engine locks rows and can
+// skip those another transaction holds (FOR UPDATE SKIP LOCKED); the Store
+// then claims messages in one statement without the agent's seq lock.
+type SkipLocker interface {
+	SkipsLocked() bool
+}
+
+// skipsLocked reports whether d's engine can skip locked rows.
+func skipsLocked(d Dialect) bool {
+	l, ok := d.(SkipLocker)
+	return ok && l.SkipsLocked()
+}

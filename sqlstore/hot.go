@@ -54,7 +54,7 @@ func (h hotStatements) close() error {
 // has one.
 func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	if st, ok := s.hot[query]; ok {
-		return st.QueryRowContext(ctx, args...)
+		return st.QueryRowContext(detach(ctx), args...)
 	}
 	return s.read.QueryRowContext(ctx, query, args...)
 }

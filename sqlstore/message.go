@@ -43,18 +43,39 @@ const DefaultListLimit = 100
 // one already, and EINVALID if the type is unknown, or if a reply, delta or
 // cancel does not name a chat_message of the same channel in InReplyTo.
 func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
+	_, err := s.post(ctx, m, nil)
+	return err
+}
+
+// PostDelivered stores m as PostMessage does and, when m is a message to
+// the workers of to.AgentID (of skill to.Skill, or of any when it is "")
+// and no older message of that inbox is claimable, marks it delivered at
+// its CreatedAt, its first attempt, as if claimed in the same transaction;
+// it reports whether it did. An inbox stream that waits on this replica
+// then takes m without a claim of its own. An older claimable message
+// leaves m to be claimed after it, so that a stream delivers in seq order.
+func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
+	return s.post(ctx, m, &to)
+}
+
+// post stores m, delivered to the inbox to when it is not nil and the
+// conditions of PostDelivered hold, and reports whether it was.
+func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox) (delivered bool, err error) {
 	body, err := prepareMessage(m)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return s.withTx(ctx, func(tx *Store) error {
+	if to == nil && postsInOneStatement(s.d) {
+		return false, s.postInOneStatement(ctx, m, body)
+	}
+	err = s.withTx(ctx, func(tx *Store) error {
 		if err := tx.checkMessageTarget(ctx, m); err != nil {
 			return err
 		}
 		if err := tx.nextSeq(ctx, m); err != nil {
 			return err
 		}
-		if err := tx.insertMessage(ctx, m, body); err != nil {
+		if delivered, err = tx.insertMessage(ctx, m, body, to); err != nil {
 			return err
 		}
 		if m.Type.Final() || m.Type == mcpgate.MessageCancel {
@@ -62,6 +83,38 @@ func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
 		}
 		return nil
 	})
+	return delivered && err == nil, err
+}
+
+// postOneQuery takes the agent's next seq, inserts the message with it
+// and, for a final reply or a cancel, acknowledges the message it answers
+// ($12), all in one statement. The acknowledgement waits for the seq (its
+// EXISTS on s), so that it, like a claim, locks the agent's counter before
+// a message's row.
+const postOneQuery = `WITH s AS (INSERT INTO message_seqs (agent_id, seq) VALUES ($3, 1)
+		ON CONFLICT (agent_id) DO UPDATE SET seq = message_seqs.seq + 1 RETURNING seq),
+	a AS (UPDATE messages SET acked_at = COALESCE(acked_at, $11) WHERE $12 AND id = $6 AND EXISTS (SELECT 1 FROM s))
+	INSERT INTO messages (` + messageColumns + `)
+	SELECT $1, s.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM s RETURNING seq`
+
+// postInOneStatement stores m, not delivered, after checking its target:
+// one read, then one write statement, with no transaction around them,
+// so that the agent's seq lock is held only while the write runs (the
+// check reads what a post cannot change: a channel's agent, and whether
+// a message is a chat_message of it; the foreign key catches a channel
+// deleted in between).
+func (s *Store) postInOneStatement(ctx context.Context, m *mcpgate.Message, body []byte) error {
+	if err := s.checkMessageTarget(ctx, m); err != nil {
+		return err
+	}
+	ack := m.Type.Final() || m.Type == mcpgate.MessageCancel
+	err := s.write.QueryRowContext(ctx, postOneQuery,
+		m.ID, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
+		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt), ack).Scan(&m.Seq)
+	if err != nil {
+		return s.insertError(m, err)
+	}
+	return nil
 }
 
 // prepareMessage checks m's type and reply target, fills in its ID and
@@ -120,14 +173,49 @@ func (s *Store) nextSeq(ctx context.Context, m *mcpgate.Message) error {
 	return nil
 }
 
-// insertMessage inserts m with its body as stored.
-func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte) error {
-	_, err := s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		m.ID, m.Seq, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
-		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt))
-	if err == nil {
-		return nil
+// forInbox reports whether m is a message to the workers of the inbox to.
+func forInbox(m *mcpgate.Message, to *mcpgate.Inbox) bool {
+	return to != nil && m.Type.ToAgent() && m.AgentID == to.AgentID && (to.Skill == "" || m.Skill == to.Skill)
+}
+
+// insertMessage inserts m with its body as stored and, when it is a
+// message to the workers of the inbox to, delivered at its CreatedAt if
+// the inbox has no older claimable message; it reports whether it was.
+// The check runs after the seq is taken: the seq lock keeps any older
+// message from being posted meanwhile, and on PostgreSQL the statement
+// sees every post committed before the lock was granted.
+func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (delivered bool, err error) {
+	args := []any{m.ID, m.Seq, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
+		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt)}
+	if forInbox(m, to) {
+		args = append(args, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill)
+		err = s.write.QueryRowContext(ctx, checkedInsertQuery, args...).Scan(&delivered)
+	} else {
+		_, err = s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, args...)
 	}
+	if err != nil {
+		return false, s.insertError(m, err)
+	}
+	return delivered, nil
+}
+
+// checkedInsertQuery inserts a message ($1 to $12 as messageColumns)
+// delivered at its created_at, its first attempt, unless a message of the
+// same inbox (of skill $14, or of all when it is empty) with a smaller seq is
+// claimable (never delivered, or delivered at $13 or before), and returns
+// whether it was delivered. The casts give PostgreSQL one type for each
+// parameter used twice.
+const checkedInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
+	SELECT $1, CAST($2 AS BIGINT), $3, $4, $5, $6, $7, $8, $9, $10, $11, CAST($12 AS BIGINT),
+		CASE WHEN c.free THEN CAST($12 AS BIGINT) END, CASE WHEN c.free THEN 1 ELSE 0 END
+	FROM (SELECT NOT EXISTS (SELECT 1 FROM messages
+		WHERE agent_id = $4 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND (delivered_at IS NULL OR delivered_at <= $13) AND ($14 = '' OR skill = $14) AND seq < $2) AS free) AS c
+	RETURNING delivered_at IS NOT NULL`
+
+// insertError maps the error of inserting m to the store's errors.
+func (s *Store) insertError(m *mcpgate.Message, err error) error {
 	v := s.d.Violation(err)
 	switch {
 	case v.Kind == UniqueViolation && v.On("in_reply_to"):
@@ -145,7 +233,7 @@ func (s *Store) ListMessages(ctx context.Context, channelID string, afterSeq int
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
+	rows, err := s.read.QueryContext(detach(ctx), `SELECT `+messageColumns+` FROM messages
 		WHERE channel_id = $1 AND seq > $2 ORDER BY seq`+limitClause(limit), channelID, afterSeq)
 	if err != nil {
 		return nil, fmt.Errorf("list messages of %s: %w", channelID, err)

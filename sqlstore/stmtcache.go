@@ -145,8 +145,10 @@ func (q cachedDB) QueryContext(ctx context.Context, query string, args ...any) (
 	return q.c.db.QueryContext(ctx, query, args...)
 }
 
-// QueryRowContext runs a query that returns at most one row.
+// QueryRowContext runs a query that returns at most one row, detached
+// from ctx's cancellation: a single-row read is short.
 func (q cachedDB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = detach(ctx)
 	if st := q.c.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -177,8 +179,11 @@ func (q cachedTx) stmt(ctx context.Context, query string, nargs int) *sql.Stmt {
 	return nil
 }
 
-// ExecContext runs a statement that returns no rows.
+// ExecContext runs a statement that returns no rows, detached from ctx's
+// cancellation as every statement of a transaction is: a transaction is
+// short, and ctx is still checked before each statement.
 func (q cachedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = detach(ctx)
 	if st := q.stmt(ctx, query, len(args)); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -187,6 +192,7 @@ func (q cachedTx) ExecContext(ctx context.Context, query string, args ...any) (s
 
 // QueryContext runs a query that returns rows.
 func (q cachedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = detach(ctx)
 	if st := q.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -195,6 +201,7 @@ func (q cachedTx) QueryContext(ctx context.Context, query string, args ...any) (
 
 // QueryRowContext runs a query that returns at most one row.
 func (q cachedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = detach(ctx)
 	if st := q.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

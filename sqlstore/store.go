@@ -83,7 +83,7 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
 	if s.inTx {
 		return fn(s)
 	}
-	tx, err := s.writeDB.BeginTx(ctx, nil)
+	tx, err := s.writeDB.BeginTx(s.beginContext(ctx), nil)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
@@ -105,6 +105,17 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// beginContext is the context a transaction begins with: detached from
+// ctx's cancellation on an engine whose statements are cached here
+// (SQLite), whose driver would otherwise start a goroutine to watch it;
+// its statements are detached likewise (cachedTx).
+func (s *Store) beginContext(ctx context.Context) context.Context {
+	if s.writeStmts == nil {
+		return ctx
+	}
+	return detach(ctx)
 }
 
 // prepareMissed prepares on the writer the queries a transaction ran that

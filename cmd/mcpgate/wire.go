@@ -152,8 +152,9 @@ func (m *Main) newHTTP(h http.Handler) *http.Server {
 }
 
 // openBus returns the message bus: in-process on SQLite, and across
-// replicas through LISTEN/NOTIFY on PostgreSQL. Close closes it, then its
-// broker.
+// replicas through LISTEN/NOTIFY on PostgreSQL, where messages are not
+// handed to streams as they are posted (a claim is cheaper there; see
+// bus.Options.NoHandoff). Close closes it, then its broker.
 func (m *Main) openBus() (*bus.Bus, error) {
 	opts := &bus.Options{Store: m.store, Logger: m.logger, Heartbeat: m.Config.AgentHeartbeat, PresenceTTL: m.Config.AgentPresenceTTL}
 	var broker *postgres.Broker
@@ -164,7 +165,7 @@ func (m *Main) openBus() (*bus.Bus, error) {
 		if broker, err = postgres.OpenBroker(ctx, dsn, &postgres.BrokerOptions{Logger: m.logger}); err != nil {
 			return nil, fmt.Errorf("message bus: %w", err)
 		}
-		opts.Broker = broker
+		opts.Broker, opts.NoHandoff = broker, true
 	}
 	b := bus.New(opts)
 	m.closers = append(m.closers, func() error {

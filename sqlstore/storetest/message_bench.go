@@ -2,17 +2,30 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
 
-// BenchMessageRoundTrip measures the store's part of one agent round trip,
-// as the bus and the inbox stream run it: post the chat message, claim it
-// for a worker, post the worker's reply (which acknowledges the message),
-// and read the replies after the message, in a channel whose history grows.
+// BenchMessageRoundTrip measures the store's part of one agent round trip
+// whose message is claimed, as the bus and the inbox stream run it when no
+// stream of the replica was offered: post the chat message, claim it for a
+// worker, post the worker's reply (which acknowledges the message), and
+// read the replies after the message, in a channel whose history grows.
 func BenchMessageRoundTrip(b *testing.B, s mcpgate.Store) {
+	benchRoundTrip(b, s, messageRoundTrip)
+}
+
+// BenchMessageRoundTripHandoff measures the same round trip when the
+// message is handed to a stream as it is posted (PostDelivered): no claim.
+func BenchMessageRoundTripHandoff(b *testing.B, s mcpgate.Store) {
+	benchRoundTrip(b, s, handoffRoundTrip)
+}
+
+// benchRoundTrip runs roundTrip in a loop on a fresh channel.
+func benchRoundTrip(b *testing.B, s mcpgate.Store, roundTrip func(context.Context, mcpgate.Store, string) error) {
 	ctx := context.Background()
 	u := mustUser(b, s, "bench")
 	mustAgent(b, s, "weather", u.ID)
@@ -21,7 +34,7 @@ func BenchMessageRoundTrip(b *testing.B, s mcpgate.Store) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if err := messageRoundTrip(ctx, s, ch.ID); err != nil {
+		if err := roundTrip(ctx, s, ch.ID); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,5 +54,23 @@ func messageRoundTrip(ctx context.Context, s mcpgate.Store, channelID string) er
 		return err
 	}
 	_, err := s.ListMessages(ctx, channelID, chat.Seq, 100)
+	return err
+}
+
+// handoffRoundTrip runs the store calls of one round trip whose message is
+// handed to a stream as it is posted.
+func handoffRoundTrip(ctx context.Context, s mcpgate.Store, channelID string) error {
+	chat := &mcpgate.Message{ChannelID: channelID, AgentID: "weather", Skill: "chat", Type: mcpgate.MessageChat, Sender: "user:bench", Body: mcpgate.MessageBody{Text: "ping"}}
+	delivered, err := s.PostDelivered(ctx, chat, mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	if err != nil {
+		return err
+	} else if !delivered {
+		return fmt.Errorf("message %s not delivered as posted", chat.ID)
+	}
+	reply := &mcpgate.Message{ChannelID: channelID, Type: mcpgate.MessageReply, InReplyTo: chat.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}}
+	if err := s.PostMessage(ctx, reply); err != nil {
+		return err
+	}
+	_, err = s.ListMessages(ctx, channelID, chat.Seq, 100)
 	return err
 }

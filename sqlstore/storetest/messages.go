@@ -22,6 +22,8 @@ func messageTests() []test {
 		{"ClaimAndAck", testClaimAndAck},
 		{"Redelivery", testRedelivery},
 		{"RenewAndRelease", testRenewAndRelease},
+		{"PostDelivered", testPostDelivered},
+		{"PostDeliveredInOrder", testPostDeliveredInOrder},
 		{"RepliesAcknowledge", testRepliesAcknowledge},
 		{"ConcurrentPosts", testConcurrentPosts},
 		{"ConcurrentClaims", testConcurrentClaims},
@@ -275,6 +277,89 @@ func testRenewAndRelease(t *testing.T, s mcpgate.Store) {
 	renewed, err = s.RenewMessages(ctx, "weather", nil, now)
 	must(t, err)
 	mustEqual(t, "renew of nothing", len(renewed), 0)
+}
+
+// postDelivered posts a message of type typ on the channel for the inbox to
+// and returns it and whether the store delivered it as it was posted.
+func postDelivered(tb testing.TB, s mcpgate.Store, channelID string, typ mcpgate.MessageType, inReplyTo string, to mcpgate.Inbox) (*mcpgate.Message, bool) {
+	tb.Helper()
+	m := &mcpgate.Message{ChannelID: channelID, Type: typ, InReplyTo: inReplyTo, Sender: "user:u1", Body: mcpgate.MessageBody{Text: "hi"}}
+	delivered, err := s.PostDelivered(context.Background(), m, to)
+	must(tb, err)
+	return m, delivered
+}
+
+// testPostDelivered checks that a message posted for an inbox stream is
+// stored delivered to it, as a claim at its CreatedAt would have: not
+// claimable within the visibility, claimable after it, renewable and
+// releasable by its holder; and that messages of another agent or skill,
+// or not to the workers, are posted undelivered.
+func testPostDelivered(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-chat", "weather", "chat")
+	mustChannel(t, s, "ch-search", "weather", "search")
+	vis := 10 * time.Second
+	to := mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: vis}
+	m, delivered := postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", to)
+	mustEqual(t, "delivered as posted", delivered, true)
+	stored, err := s.FindMessage(ctx, m.ID)
+	must(t, err)
+	mustEqual(t, "stored", stored, m)
+	got, err := s.ClaimMessages(ctx, "weather", "", m.CreatedAt.Add(vis-time.Millisecond), vis, 10)
+	must(t, err)
+	mustEqual(t, "claim within the visibility", len(got), 0)
+	renewed, err := s.RenewMessages(ctx, "weather", map[string]time.Time{m.ID: m.CreatedAt}, m.CreatedAt.Add(time.Second))
+	must(t, err)
+	mustEqual(t, "renewed by its holder", renewed, []string{m.ID})
+	must(t, s.ReleaseMessages(ctx, "weather", map[string]time.Time{m.ID: m.CreatedAt.Add(time.Second)}))
+	got, err = s.ClaimMessages(ctx, "weather", "", m.CreatedAt.Add(time.Second), vis, 10)
+	must(t, err)
+	mustEqual(t, "claimable once released", ids(got), []string{m.ID})
+
+	_, delivered = postDelivered(t, s, "ch-search", mcpgate.MessageChat, "", to)
+	mustEqual(t, "another skill's message delivered", delivered, false)
+	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageReply, m.ID, to)
+	mustEqual(t, "a reply delivered", delivered, false)
+	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", mcpgate.Inbox{AgentID: "other", Visibility: vis})
+	mustEqual(t, "another agent's message delivered", delivered, false)
+	cancel, delivered := postDelivered(t, s, "ch-chat", mcpgate.MessageCancel, m.ID, mcpgate.Inbox{AgentID: "weather", Visibility: vis})
+	mustEqual(t, "a cancel to a stream of all skills delivered", delivered, false) // the search message waits
+	got, err = s.ClaimMessages(ctx, "weather", "", m.CreatedAt.Add(2*vis), vis, 10)
+	must(t, err)
+	mustEqual(t, "claimable: the undelivered ones", len(got), 3)
+	mustEqual(t, "the cancel among them", got[len(got)-1].ID, cancel.ID)
+}
+
+// testPostDeliveredInOrder checks that a message is not delivered as it is
+// posted while an older one of the same inbox is claimable (never
+// delivered, or its visibility passed), so that a stream sends in seq
+// order; an older one of another skill does not count for a stream of one
+// skill, and one delivered within the visibility does not count.
+func testPostDeliveredInOrder(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-chat", "weather", "chat")
+	mustChannel(t, s, "ch-search", "weather", "search")
+	vis := time.Minute
+	chat := mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: vis}
+	all := mcpgate.Inbox{AgentID: "weather", Visibility: vis}
+	mustPost(t, s, "ch-search", mcpgate.MessageChat, "", "waits")
+	_, delivered := postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", chat)
+	mustEqual(t, "delivered past another skill's waiting message", delivered, true)
+	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", all)
+	mustEqual(t, "delivered to all skills past a waiting message", delivered, false)
+	got, err := s.ClaimMessages(ctx, "weather", "", time.Now(), vis, 10)
+	must(t, err)
+	mustEqual(t, "claimed", len(got), 2)
+	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", all)
+	mustEqual(t, "delivered past messages delivered within the visibility", delivered, true)
+	late := mcpgate.Inbox{AgentID: "weather", Visibility: time.Millisecond}
+	time.Sleep(5 * time.Millisecond) // the claim above is older than late's visibility
+	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", late)
+	mustEqual(t, "delivered past messages whose visibility passed", delivered, false)
 }
 
 // sortedIDs returns the IDs sorted.

@@ -1,0 +1,150 @@
+package bus_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/bus"
+)
+
+// chat returns a chat_message of the fixture's channel.
+func chat(text string) *mcpgate.Message {
+	return &mcpgate.Message{ChannelID: "ch-1", AgentID: "weather", Skill: "chat", Type: mcpgate.MessageChat, Sender: "user:u", Body: mcpgate.MessageBody{Text: text}}
+}
+
+// A message posted while a stream of its inbox is offered on this replica
+// is handed to that stream, stored delivered to it: no stream can claim
+// it, and no inbox signal is sent. A stream not offered yet (Idle not
+// called: it is resuming) gets nothing handed, and the post signals the
+// inbox as before.
+func TestHandoff(t *testing.T) {
+	ctx := context.Background()
+	s := mustSQLite(t)
+	b := mustBus(t, s, nil)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	wake := b.Inbox(wctx, "weather")
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: time.Minute})
+	defer h.Close()
+
+	h.Idle()
+	m := chat("one")
+	must(t, b.Post(ctx, m))
+	select {
+	case <-h.Ready():
+	case <-time.After(testTimeout):
+		t.Fatal("nothing handed over")
+	}
+	if got := h.Take(); len(got) != 1 || got[0] != m {
+		t.Fatalf("handed %v, want the message posted", got)
+	}
+	select {
+	case <-wake:
+		t.Error("a handed message signalled the inbox")
+	default:
+	}
+	claimed, err := s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 10)
+	must(t, err)
+	if len(claimed) != 0 {
+		t.Errorf("claimed %d messages, want none: the handed one is delivered", len(claimed))
+	}
+
+	h.Close()
+	resuming := b.Handoff(mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: time.Minute})
+	defer resuming.Close()
+	busy := chat("two")
+	must(t, b.Post(ctx, busy))
+	select {
+	case <-wake:
+	case <-time.After(testTimeout):
+		t.Fatal("a message not handed over did not signal the inbox")
+	}
+	if got := resuming.Take(); len(got) != 0 {
+		t.Errorf("handed %d messages to a stream not offered", len(got))
+	}
+	claimed, err = s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 10)
+	must(t, err)
+	if len(claimed) != 1 || claimed[0].ID != busy.ID {
+		t.Errorf("claimed %v, want the message posted while the stream was busy", claimed)
+	}
+}
+
+// A message handed to a stream that closes before taking it is returned
+// by Close, still delivered to it, for the stream to release; one posted
+// after Close is not handed over, and a stream of another skill is not
+// offered the message.
+func TestHandoffClose(t *testing.T) {
+	ctx := context.Background()
+	s := mustSQLite(t)
+	b := mustBus(t, s, nil)
+	other := b.Handoff(mcpgate.Inbox{AgentID: "weather", Skill: "search", Visibility: time.Minute})
+	defer other.Close()
+	other.Idle()
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	h.Idle()
+	m := chat("one")
+	must(t, b.Post(ctx, m))
+	if got := h.Close(); len(got) != 1 || got[0].ID != m.ID {
+		t.Fatalf("Close returned %v, want the message handed over", got)
+	}
+	if got := other.Take(); len(got) != 0 {
+		t.Errorf("a stream of another skill was handed %d messages", len(got))
+	}
+	h.Idle()
+	late := chat("two")
+	must(t, b.Post(ctx, late))
+	claimed, err := s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 10)
+	must(t, err)
+	if len(claimed) != 1 || claimed[0].ID != late.ID {
+		t.Errorf("claimed %v, want only the message posted after Close", claimed)
+	}
+}
+
+// Messages posted one after another while the stream has not taken the
+// first are all handed over, and Take returns them in seq order.
+func TestHandoffWhileSending(t *testing.T) {
+	ctx := context.Background()
+	s := mustSQLite(t)
+	b := mustBus(t, s, nil)
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	defer h.Close()
+	h.Idle()
+	var want []string
+	for _, text := range []string{"one", "two", "three"} {
+		m := chat(text)
+		must(t, b.Post(ctx, m))
+		want = append(want, m.ID)
+	}
+	var got []string
+	for _, m := range h.Take() {
+		got = append(got, m.ID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("handed %v, want %v", got, want)
+	}
+}
+
+// A bus with NoHandoff hands nothing over: the message is stored
+// undelivered, and claimable.
+func TestNoHandoff(t *testing.T) {
+	ctx := context.Background()
+	s := mustSQLite(t)
+	b := bus.New(&bus.Options{Store: s, NoHandoff: true})
+	defer b.Close()
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	defer h.Close()
+	h.Idle()
+	m := chat("one")
+	must(t, b.Post(ctx, m))
+	if got := h.Take(); len(got) != 0 {
+		t.Errorf("handed %d messages with NoHandoff", len(got))
+	}
+	claimed, err := s.ClaimMessages(ctx, "weather", "", time.Now(), time.Minute, 10)
+	must(t, err)
+	if len(claimed) != 1 || claimed[0].ID != m.ID {
+		t.Errorf("claimed %v, want the message posted", claimed)
+	}
+}
