@@ -105,6 +105,7 @@ func itemsBackend() http.Handler {
 // one, and sees the deleted one gone. Deleting the skill and the agent
 // through the API then takes the agent's MCP endpoint away.
 func TestAPIChangesReachOpenSession(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	backend := httptest.NewServer(itemsBackend())
 	defer backend.Close()
 	g, api, _ := startWithUser(t, nil)

@@ -16,6 +16,7 @@ import (
 // another, and the backend gets a download URL signed after the approve,
 // which works.
 func TestApprovalAttachmentRetry(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	s := newGated(t)
 	alice := &apiClient{t: t, base: s.g.URL + "/api/v1", key: s.alice}
 	var p struct {

@@ -81,6 +81,7 @@ func runConfirm(plan confirmPlan) (*confirmReport, error) {
 // and arguments; accepting runs it once with those arguments, declining
 // answers isError; a client without the capability waits for a reviewer.
 func TestApprovalCallerElicitation(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	api := &recordingAPI{}
 	backend := httptest.NewServer(api)
 	t.Cleanup(backend.Close)

@@ -169,6 +169,7 @@ func resultText(t *testing.T, r *rpcResponse) (string, bool) {
 // rejection with a reason, the timeout, and a call left pending across a
 // restart (retried with its idempotency key) each end as they should.
 func TestApprovalGate(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	s := newGated(t)
 	done := s.callLater(1, "delete", `{"path":"/tmp/a b"}`)
 	a := s.pending(t)

@@ -43,6 +43,7 @@ var waitingFor = regexp.MustCompile(`waiting for approval by bob, (\d+m)?\d+s le
 // gets an empty list and 404; and a call canceled with
 // notifications/cancelled, or whose session ends, withdraws its approval.
 func TestApprovalWaitAndWithdraw(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	s := newGated(t)
 	runCLI(t, s.env, "user", "create", "carol")
 	carol := strings.TrimSpace(runCLI(t, s.env, "key", "create", "--user", "carol"))

@@ -11,12 +11,14 @@
 // of their time waiting on child processes and timers (the conformance
 // suites, dead workers, a stale claim, both engines' governance runs, a
 // 30 MiB result, agent round trips, webhooks, the PostgreSQL runs, the
-// TypeScript SDK's flows): those call t.Parallel, and TestMain lets four
-// of them run at once unless -parallel is given, so that the package
-// stays well inside go test's default 10-minute limit. Go runs the
-// parallel tests after the serial ones, so a long test left serial adds
-// its whole time to the package's. Each test starts its own gateway on its own
-// port, data dir and database; the dashboard's Chromium tests stay serial.
+// TypeScript SDK's flows, the approval and task tests): those call
+// t.Parallel, and TestMain lets six of them run at once unless -parallel
+// is given, so that the package stays well inside go test's default
+// 10-minute limit, also while `go test ./...` runs other packages beside
+// it. Go runs the parallel tests after the serial ones, so a long test
+// left serial adds its whole time to the package's. Each test starts its
+// own gateway on its own port, data dir and database; the dashboard's
+// Chromium tests stay serial.
 package e2e
 
 import (
@@ -38,7 +40,7 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	os.Exit(cluster.Main(m, &binary, cluster.MainOptions{Name: "e2e", NodeDir: ".", Parallel: 4}))
+	os.Exit(cluster.Main(m, &binary, cluster.MainOptions{Name: "e2e", NodeDir: ".", Parallel: 6}))
 }
 
 // gateway is a running mcpgate serve process.

@@ -67,6 +67,7 @@ func quote(s string) string {
 // retry that comes after --input-wait finds the state expired and the call
 // withdrawn (audited as rejected, the backend never called).
 func TestMultiRoundApproval(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	api := &recordingAPI{}
 	backend := httptest.NewServer(api)
 	t.Cleanup(backend.Close)

@@ -109,6 +109,7 @@ func startRelay(t *testing.T, skill string) string {
 // succeeds, the resumption check included (SUCCESS, not INFO). The
 // official TypeScript SDK client gets the result through a pause too.
 func TestRelayResumesPolledStream(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	addr := pollingUpstream(t)
 	url := startRelay(t, "        url: http://"+addr+"/mcp\n        allow_private: true\n")
 	resumed := false

@@ -218,6 +218,7 @@ func TestTasksOverREST(t *testing.T) {
 // TestTaskSurvivesRestart kills the gateway while a task runs: after the
 // restart the task is still there, failed with the reason.
 func TestTaskSurvivesRestart(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	j := startJobs(t)
 	id := j.submit(t, `{"tool":"slow_report","arguments":{"month":"mar"}}`)
 	waitSignal(t, j.api.started, "the slow report's request")
@@ -278,6 +279,7 @@ func TestTasksWithTypeScriptSDK(t *testing.T) {
 // the REST backend sees its request end, tasks/result answers the
 // cancellation, and a second cancel is -32602.
 func TestTaskCancelOverMCP(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	j := startJobs(t)
 	s := openSession(t, j.g.URL+"/jobs/mcp", bearer(j.alice))
 	r := s.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_report","arguments":{},"task":{"ttl":60000}}}`)
@@ -330,6 +332,7 @@ func TestTaskCancelAcrossReplicas(t *testing.T) {
 // worker: the worker, stalled on the call's chat message, hears of the
 // cancel (agentkit ends its handler's context on the cancel message).
 func TestAgentTaskCancel(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	g := startAgentGateway(t, []agentSkill{{id: "canceller", skill: "canceller", timeout: "60s"}})
 	w := startAgentWorker(t, g, "./testagent", "canceller", "-mode", "stall")
 	j := &jobs{g: g.gateway, alice: g.userKey}

@@ -176,6 +176,7 @@ func runWebhooks(t *testing.T, env []string, replica ...func(env []string)) {
 // call of a tool that needs approval sends approval.requested, naming the
 // approval, and approving it through the API sends approval.decided.
 func TestWebhookApprovalEvents(t *testing.T) {
+	t.Parallel() // waits on timers and child processes
 	backend := httptest.NewServer(itemsBackend())
 	defer backend.Close()
 	g, api, _ := startWithUser(t, nil, "--allow-private-networks")
