@@ -32,14 +32,10 @@ func HashArguments(tool string, args json.RawMessage) (string, error) {
 // json.Decoder.UseNumber, for callers that decode them anyway.
 func HashDecodedArguments(tool string, v any) (string, error) {
 	var buf bytes.Buffer
-	buf.Grow(len(tool) + 256)
-	buf.WriteString(tool)
-	buf.WriteByte(0)
 	if err := writeCanonical(&buf, v); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(buf.Bytes()) // what HashCanonical hashes, in one piece
-	return hex.EncodeToString(sum[:]), nil
+	return HashCanonical(tool, buf.Bytes()), nil
 }
 
 // HashCanonical hashes a tool name and canonical arguments.

@@ -204,7 +204,9 @@ func (l *Log) finish(e entry) *mcpgate.CallRecord {
 		rec.Arguments = nil
 	}
 	if e.res != nil {
-		rec.ResultBytes = resultSize(e.res)
+		if b, err := e.res.MarshalJSON(); err == nil {
+			rec.ResultBytes = len(b)
+		}
 		if e.res.Failure != "" && rec.Error == "" {
 			rec.Error = failureText(e.res)
 		}

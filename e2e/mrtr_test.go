@@ -29,11 +29,11 @@ func mrtrPost(t *testing.T, url, key, tool, args, members string) map[string]any
 func mrtrRequest(t *testing.T, url, key, method, name, args, members string) map[string]any {
 	t.Helper()
 	params := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"1"},` +
-		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}},"name":` + quote(name) + `,"arguments":` + args
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}}},"name":` + mrtrwire.Quote(name) + `,"arguments":` + args
 	if members != "" {
 		params += "," + members
 	}
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":"m1","method":`+quote(method)+`,"params":`+params+`}}`))
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":"m1","method":`+mrtrwire.Quote(method)+`,"params":`+params+`}}`))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Authorization": "Bearer " + key,
 		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name} {
 		req.Header.Set(k, v)
@@ -52,11 +52,6 @@ func mrtrRequest(t *testing.T, url, key, method, name, args, members string) map
 		t.Fatalf("HTTP %d, not JSON: %q", resp.StatusCode, b)
 	}
 	return v
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // TestMultiRoundApproval drives the binary as a 2026-07-28 client on a

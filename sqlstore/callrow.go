@@ -61,16 +61,15 @@ type rawConn interface {
 }
 
 // insertCallsOnDriver stores the records in one transaction of the
-// driver's connection dc, committed when every row went in. The driver
-// gets a context that cannot be canceled, and ctx is checked between
-// rows instead: modernc's SQLite driver starts a goroutine to watch the
-// context of every statement that can be (a fifth of the insert's CPU).
+// driver's connection dc, committed when every row went in. Its
+// statements run detached (see detach), and ctx is checked between rows
+// instead.
 func insertCallsOnDriver(ctx context.Context, dc any, calls []*mcpgate.CallRecord) error {
 	conn, ok := dc.(rawConn)
 	if !ok {
 		return fmt.Errorf("insert calls: driver connection %T cannot begin or prepare with a context", dc)
 	}
-	tx, err := conn.BeginTx(context.WithoutCancel(ctx), driver.TxOptions{})
+	tx, err := conn.BeginTx(detach(ctx), driver.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("begin insert of %d calls: %w", len(calls), err)
 	}
@@ -86,7 +85,7 @@ func insertCallsOnDriver(ctx context.Context, dc any, calls []*mcpgate.CallRecor
 
 // execCallRows executes the prepared insert once a record.
 func execCallRows(ctx context.Context, conn driver.ConnPrepareContext, calls []*mcpgate.CallRecord) error {
-	st, err := conn.PrepareContext(context.WithoutCancel(ctx), insertCallRow)
+	st, err := conn.PrepareContext(detach(ctx), insertCallRow)
 	if err != nil {
 		return fmt.Errorf("prepare insert of calls: %w", err)
 	}
@@ -96,7 +95,7 @@ func execCallRows(ctx context.Context, conn driver.ConnPrepareContext, calls []*
 		return fmt.Errorf("insert calls: driver statement %T cannot execute with a context", st)
 	}
 	values := make([]driver.NamedValue, callColumnCount)
-	uncanceled := context.WithoutCancel(ctx)
+	detached := detach(ctx)
 	for _, c := range calls {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("insert %d calls: %w", len(calls), err)
@@ -107,7 +106,7 @@ func execCallRows(ctx context.Context, conn driver.ConnPrepareContext, calls []*
 			}
 			values[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 		}
-		if _, err := exec.ExecContext(uncanceled, values); err != nil {
+		if _, err := exec.ExecContext(detached, values); err != nil {
 			return fmt.Errorf("insert %d calls: %w", len(calls), err)
 		}
 	}
