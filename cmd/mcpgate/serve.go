@@ -95,6 +95,7 @@ type Main struct {
 
 	store    mcpgate.Store
 	registry *registry.Registry
+	regSync  registrySync
 	oauth    *oauth.Server
 	mcp      *mcp.Server
 	upstream *upstream.Manager
@@ -301,6 +302,7 @@ func (m *Main) wire() error {
 	if err != nil {
 		return err
 	}
+	m.regSync = registrySync{reg: m.registry, bus: b, logger: m.logger}
 	m.upstream = m.newUpstream(hub, guard)
 	if m.webhooks, err = m.newWebhooks(hub, guard, met, b); err != nil {
 		return err
@@ -375,6 +377,8 @@ func (m *Main) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	m.workers.Go(func() { m.registry.Watch(ctx, m.Config.ReloadEvery) })
+	signals := m.regSync.bus.Watch(ctx, registryTopic)
+	m.workers.Go(func() { m.regSync.follow(ctx, signals) })
 	m.workers.Go(func() { m.sweepSessions(ctx) })
 	m.workers.Go(func() { m.sweepGovernance(ctx, m.retention) })
 	m.workers.Go(func() { m.sweepApprovals(ctx) })

@@ -121,7 +121,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		Store: m.store, Tables: m.registry, Auth: authn,
 		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: caller, Logger: m.logger}),
 		API: api.New(&api.Options{
-			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.registry.Reload, Forget: authn.Forget,
+			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.regSync.Changed, Forget: authn.Forget,
 			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals, Tasks: m.tasks,
 			Blobs: m.blobs(), Signer: m.fileSigner(),
 			PublicURL: m.Config.PublicURL, MaxUploadBytes: m.Config.MaxUploadBytes, Webhooks: m.webhooks.service,
@@ -138,7 +138,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 func (m *Main) newUI(authn *auth.Authenticator, hub *events.Hub, b *bus.Bus) *ui.Handler {
 	m.ui = ui.New(&ui.Options{
 		Store: m.store, Sessions: m.oauth, LoginURL: oauth.LoginURL, PublicURL: m.Config.PublicURL,
-		Tables: m.registry, Changed: m.registry.Reload, Forget: authn.Forget, Logger: m.logger,
+		Tables: m.registry, Changed: m.regSync.Changed, Forget: authn.Forget, Logger: m.logger,
 		Calls: m.store, Approvals: m.approvals, Events: hub, Signals: b,
 	})
 	return m.ui
@@ -178,10 +178,10 @@ func (m *Main) openBus() (*bus.Bus, error) {
 	return b, nil
 }
 
-// reloadRegistry reloads the registry after the upstream relay stored
-// tools it discovered.
+// reloadRegistry reloads the registry, here and on the other replicas,
+// after the upstream relay stored tools it discovered.
 func (m *Main) reloadRegistry(ctx context.Context) {
-	if err := m.registry.Reload(ctx); err != nil {
+	if err := m.regSync.Changed(ctx); err != nil {
 		m.logger.Warn("registry reload after discovery", "err", err)
 	}
 }

@@ -161,7 +161,7 @@ func startEnv(t *testing.T) *env {
 	}
 	c := cluster.Start(t, cluster.Options{Binary: binary, DSN: dsn, Replicas: 3,
 		Env:  []string{"ALICE_PASSWORD=" + password},
-		Args: []string{"--config", cfg, "--agent-visibility", "2s"}})
+		Args: []string{"--config", cfg, "--agent-visibility", "2s", "--reload-every", "30s"}})
 	key := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "alice"))
 	root := strings.TrimSpace(c.MustCLI(t, "key", "create", "--user", "root"))
 	return &env{Cluster: c, key: key, root: root, rest: rest, dsn: dsn}
