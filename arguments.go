@@ -31,11 +31,8 @@ func HashArguments(tool string, args json.RawMessage) (string, error) {
 // HashDecodedArguments is HashArguments of arguments already decoded with
 // json.Decoder.UseNumber, for callers that decode them anyway.
 func HashDecodedArguments(tool string, v any) (string, error) {
-	var buf bytes.Buffer
-	if err := writeCanonical(&buf, v); err != nil {
-		return "", err
-	}
-	return HashCanonical(tool, buf.Bytes()), nil
+	var h ArgumentsHasher
+	return h.Hash(tool, v)
 }
 
 // HashCanonical hashes a tool name and canonical arguments.
@@ -44,7 +41,34 @@ func HashCanonical(tool string, canon []byte) string {
 	h.Write([]byte(tool))
 	h.Write([]byte{0})
 	h.Write(canon)
-	return hex.EncodeToString(h.Sum(nil))
+	var sum [sha256.Size]byte
+	return hexString(h.Sum(sum[:0]))
+}
+
+// ArgumentsHasher is HashDecodedArguments with a buffer kept from one hash
+// to the next, for a goroutine that hashes call after call (the audit
+// log's writer): a hash then costs one allocation, its result. The zero
+// value is ready; it is not safe for concurrent use.
+type ArgumentsHasher struct {
+	buf bytes.Buffer
+}
+
+// Hash returns HashDecodedArguments(tool, v).
+func (h *ArgumentsHasher) Hash(tool string, v any) (string, error) {
+	h.buf.Reset()
+	h.buf.WriteString(tool)
+	h.buf.WriteByte(0)
+	if err := writeCanonical(&h.buf, v); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(h.buf.Bytes())
+	return hexString(sum[:]), nil
+}
+
+// hexString is hex.EncodeToString of a SHA-256 sum in one allocation.
+func hexString(sum []byte) string {
+	var out [2 * sha256.Size]byte
+	return string(out[:hex.Encode(out[:], sum)])
 }
 
 // CanonicalJSON returns one encoding of the JSON value in raw that every
@@ -101,7 +125,8 @@ func writeCanonical(buf *bytes.Buffer, v any) error {
 
 // writeCanonicalObject writes an object with its keys sorted.
 func writeCanonicalObject(buf *bytes.Buffer, m map[string]any) error {
-	keys := make([]string, 0, len(m))
+	var small [16]string // most objects' keys fit: no allocation
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}

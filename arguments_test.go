@@ -65,11 +65,14 @@ func TestHashArguments(t *testing.T) {
 
 // FuzzHashArguments checks that a second, differently written encoding of
 // the same JSON value (keys in reverse order, spaces, numbers rescaled,
-// every string character escaped) hashes the same as the first.
+// every string character escaped) hashes the same as the first, and that
+// a hasher reused from input to input (as the audit log's writer reuses
+// one) hashes the decoded value as HashArguments hashes the text.
 func FuzzHashArguments(f *testing.F) {
 	for _, s := range []string{`{"a":1,"b":[1,2.5,"x"]}`, `{"k":{"z":null,"y":true}}`, `[1e3,-0.0,"é<>&"]`, `"x"`, `12`} {
 		f.Add(s)
 	}
+	var reused mcpgate.ArgumentsHasher
 	f.Fuzz(func(t *testing.T, in string) {
 		d := json.NewDecoder(strings.NewReader(in))
 		d.UseNumber()
@@ -86,6 +89,9 @@ func FuzzHashArguments(f *testing.F) {
 		}
 		if a != b {
 			t.Fatalf("%s and %s hash differently", in, other.Bytes())
+		}
+		if c, err := reused.Hash("tool", v); err != nil || c != a {
+			t.Fatalf("the reused hasher gives %s (%v) for %s, HashArguments %s", c, err, in, a)
 		}
 	})
 }

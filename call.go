@@ -103,6 +103,15 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	return r.appendJSON(make([]byte, 0, r.sizeHint()))
 }
 
+// AppendJSON appends to b the JSON MarshalJSON returns, so that a caller
+// that only measures it (the audit log's writer) can reuse one buffer.
+func (r *Result) AppendJSON(b []byte) ([]byte, error) {
+	if len(r.Raw) > 0 {
+		return append(b, r.Raw...), nil
+	}
+	return r.appendJSON(b)
+}
+
 // sizeHint is about the length of the result's JSON, so that it is
 // written into one buffer.
 func (r *Result) sizeHint() int {

@@ -58,7 +58,9 @@ type Log struct {
 	// wake tells Run that a batch is waiting, so that the writer wakes once
 	// a batch rather than once a call.
 	wake    chan struct{}
-	redact  *redactor // the writer's own
+	redact  *redactor               // the writer's own
+	hasher  mcpgate.ArgumentsHasher // the writer's own
+	sized   []byte                  // the writer's buffer for measuring results
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
@@ -197,21 +199,39 @@ func (l *Log) finish(e entry) *mcpgate.CallRecord {
 	}
 	if v, ok := e.arguments(); ok {
 		if rec.ArgsHash == "" {
-			rec.ArgsHash, _ = mcpgate.HashDecodedArguments(rec.Tool, v)
+			rec.ArgsHash, _ = l.hasher.Hash(rec.Tool, v)
 		}
 		rec.Arguments = l.redact.redactDecoded(rec.Arguments, v, schema) // after the hash: it changes v
 	} else {
 		rec.Arguments = nil
 	}
 	if e.res != nil {
-		if b, err := e.res.MarshalJSON(); err == nil {
-			rec.ResultBytes = len(b)
-		}
+		rec.ResultBytes = l.resultSize(e.res)
 		if e.res.Failure != "" && rec.Error == "" {
 			rec.Error = failureText(e.res)
 		}
 	}
 	return rec
+}
+
+// maxKeptBuffer bounds the buffer the writer keeps for measuring results:
+// a larger result's buffer is let go after it.
+const maxKeptBuffer = 64 << 10
+
+// resultSize returns the length of res's JSON, or 0 when it does not
+// encode.
+func (l *Log) resultSize(res *mcpgate.Result) int {
+	if len(res.Raw) > 0 {
+		return len(res.Raw)
+	}
+	b, err := res.AppendJSON(l.sized[:0])
+	if cap(b) <= maxKeptBuffer {
+		l.sized = b
+	}
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 // arguments returns the record's arguments decoded: as the pipeline

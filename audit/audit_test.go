@@ -3,7 +3,9 @@ package audit_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,17 +37,23 @@ func mustStore(t *testing.T) mcpgate.Store {
 }
 
 func record(i int) *mcpgate.CallRecord {
-	return &mcpgate.CallRecord{AgentID: "a", Tool: "t", Outcome: mcpgate.OutcomeOK, Arguments: json.RawMessage(`{"password":"p","n":1}`)}
+	return &mcpgate.CallRecord{AgentID: "a", Tool: "t", Outcome: mcpgate.OutcomeOK, Arguments: json.RawMessage(fmt.Sprintf(`{"password":"p","n":%d}`, i))}
+}
+
+// resultOf is record i's result, of a length that varies with i.
+func resultOf(i int) *mcpgate.Result {
+	return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent(strings.Repeat("x", i*37%200))}}
 }
 
 // TestCloseFlushes queues more records than one batch and closes: every
-// record is written, redacted, with its hash and result size.
+// record is written, redacted, with its hash and result size (the writer
+// reuses its buffers from one record to the next).
 func TestCloseFlushes(t *testing.T) {
 	s := mustStore(t)
 	l := audit.New(&audit.Options{Store: s, BatchSize: 7})
 	go l.Run()
 	for i := range 50 {
-		l.Audit(record(i), &mcpgate.Tool{Name: "t"}, nil, &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("hi")}})
+		l.Audit(record(i), &mcpgate.Tool{Name: "t"}, nil, resultOf(i))
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -57,9 +65,16 @@ func TestCloseFlushes(t *testing.T) {
 	if len(calls) != 50 {
 		t.Fatalf("%d calls written, want 50", len(calls))
 	}
-	c := calls[0]
-	if string(c.Arguments) != `{"n":1,"password":"[REDACTED]"}` || c.ArgsHash == "" || c.ResultBytes != len(`{"content":[{"type":"text","text":"hi"}]}`) {
-		t.Fatalf("record %+v", c)
+	for _, c := range calls {
+		var args struct{ N int }
+		if err := json.Unmarshal(c.Arguments, &args); err != nil {
+			t.Fatal(err)
+		}
+		hash, _ := mcpgate.HashArguments("t", record(args.N).Arguments)
+		res, _ := resultOf(args.N).MarshalJSON()
+		if string(c.Arguments) != fmt.Sprintf(`{"n":%d,"password":"[REDACTED]"}`, args.N) || c.ArgsHash != hash || c.ResultBytes != len(res) {
+			t.Fatalf("record %+v; want hash %s and %d result bytes", c, hash, len(res))
+		}
 	}
 }
 

@@ -88,6 +88,15 @@ type preparer interface {
 
 // callArgs fills in c's ID and time and returns its column values.
 func callArgs(c *mcpgate.CallRecord) []any {
+	prepareCall(c)
+	return []any{c.ID, micros(c.Time), string(c.CredentialKind), c.CredentialID, c.UserID, c.AgentID, c.Skill, c.Tool,
+		c.ArgsHash, textOrNull(string(c.Arguments)), c.Outcome, c.Duration.Microseconds(), int64(c.ResultBytes),
+		c.SessionID, c.IdempotencyKey, c.Error}
+}
+
+// prepareCall sets a record's time and ID when they are missing, and its
+// time as stored.
+func prepareCall(c *mcpgate.CallRecord) {
 	if c.Time.IsZero() {
 		c.Time = now()
 	}
@@ -95,9 +104,6 @@ func callArgs(c *mcpgate.CallRecord) []any {
 		c.ID = mcpgate.NewCallID(c.Time)
 	}
 	c.Time = normalize(c.Time)
-	return []any{c.ID, micros(c.Time), string(c.CredentialKind), c.CredentialID, c.UserID, c.AgentID, c.Skill, c.Tool,
-		c.ArgsHash, textOrNull(string(c.Arguments)), c.Outcome, c.Duration.Microseconds(), int64(c.ResultBytes),
-		c.SessionID, c.IdempotencyKey, c.Error}
 }
 
 // textOrNull is s, or NULL when empty, as a value every driver takes
