@@ -22,8 +22,8 @@ type fakeBus struct {
 	// answers are online again; checks counts the checks.
 	flaps, checks int
 	// finds counts the reads of channels.
-	finds int
-	changed       chan struct{} // closed and replaced on every post
+	finds   int
+	changed chan struct{} // closed and replaced on every post
 }
 
 func newFakeBus() *fakeBus {
