@@ -122,7 +122,7 @@ func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}, handoff mc
 			if err := st.authorized(ctx); err != nil {
 				return err
 			}
-			if err := st.renew(ctx); err != nil {
+			if err := st.renew(ctx, handoff); err != nil {
 				return err
 			}
 		case <-ping.C:
@@ -223,8 +223,14 @@ func (st *inboxStream) hold(msgs []*mcpgate.Message, at time.Time) {
 }
 
 // renew restarts the visibility of the messages this stream holds, and
-// forgets those acknowledged since or delivered again elsewhere.
-func (st *inboxStream) renew(ctx context.Context) error {
+// forgets those acknowledged since or delivered again elsewhere. Those
+// acknowledged on this replica (most of them: a reply posted here acks
+// its message) are dropped before the store is asked, which then renews
+// only the few still unanswered, or is not asked at all.
+func (st *inboxStream) renew(ctx context.Context, handoff mcpgate.Handoff) error {
+	for _, id := range handoff.Acked() {
+		delete(st.held, id)
+	}
 	now := time.Now()
 	ids, err := st.s.opts.Store.RenewMessages(ctx, st.agentID, st.held, now)
 	if err != nil {

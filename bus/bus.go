@@ -138,12 +138,20 @@ func (b *Bus) Close() error {
 // otherwise. A message to the workers of an agent one of whose streams
 // waits on this replica (Handoff) is stored delivered to that stream and
 // handed to it instead, without a signal; a final reply to a call waiting
-// in Ask on this replica is handed to it too (see answer.go). A failure to reach the Broker is
+// in Ask on this replica is handed to it too (see answer.go), and the
+// agent's streams on this replica learn that the message it answers (or a
+// cancel withdraws) is acknowledged (Handoff.Acked). A failure to reach the Broker is
 // logged, not returned: m is stored, and other replicas' waiters find it
 // when woken for any reason.
 func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 	if m.Type.ToAgent() {
-		return b.postToAgent(ctx, m)
+		if err := b.postToAgent(ctx, m); err != nil {
+			return err
+		}
+		if m.Type == mcpgate.MessageCancel {
+			b.takers.ack(m.AgentID, m.InReplyTo)
+		}
+		return nil
 	}
 	a := b.asker(m)
 	if a != nil && m.Type == mcpgate.MessageReplyDelta {
@@ -152,8 +160,11 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 	if err := b.store.PostMessage(ctx, m); err != nil {
 		return err
 	}
-	if a != nil && m.Type.Final() {
-		b.give(a, m)
+	if m.Type.Final() {
+		b.takers.ack(m.AgentID, m.InReplyTo)
+		if a != nil {
+			b.give(a, m)
+		}
 	}
 	b.signal(ctx, replyTopic(m.ChannelID))
 	return nil
