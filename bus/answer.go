@@ -89,6 +89,9 @@ func (a *asker) take() *mcpgate.Message {
 // may still use.
 func handed(m *mcpgate.Message) (*mcpgate.Message, error) {
 	c := *m
+	if m.Body.Parts == nil && m.Body.Data == nil && m.Body.Attachments == nil {
+		return &c, nil // text alone reads back as it is
+	}
 	raw, err := json.Marshal(m.Body)
 	if err != nil {
 		return nil, err
