@@ -135,3 +135,19 @@ func TestInboxRenewsOnlyUnanswered(t *testing.T) {
 		t.Errorf("a renewal after the reply asked for %v, want only the unanswered %s", last, open.ID)
 	}
 }
+
+// TestRenewalDue: a renewal renews the messages held a quarter of the
+// visibility or longer, and leaves the younger ones for the next.
+func TestRenewalDue(t *testing.T) {
+	now := time.Now()
+	held := map[string]time.Time{
+		"old":     now.Add(-3 * time.Second),
+		"quarter": now.Add(-time.Second),
+		"young":   now.Add(-999 * time.Millisecond),
+		"new":     now,
+	}
+	got := slices.Sorted(maps.Keys(due(held, now, 4*time.Second)))
+	if !slices.Equal(got, []string{"old", "quarter"}) {
+		t.Errorf("due = %v, want old and quarter", got)
+	}
+}
