@@ -140,9 +140,9 @@ func (b *Bus) Close() error {
 // handed to it instead, without a signal; a final reply to a call waiting
 // in Ask on this replica is handed to it too (see answer.go), and the
 // agent's streams on this replica learn that the message it answers (or a
-// cancel withdraws) is acknowledged (Handoff.Acked). A failure to reach the Broker is
-// logged, not returned: m is stored, and other replicas' waiters find it
-// when woken for any reason.
+// cancel withdraws) is acknowledged (Handoff.Acked). A failure to reach
+// the Broker is logged, not returned: m is stored, and other replicas'
+// waiters find it when woken for any reason.
 func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 	if m.Type.ToAgent() {
 		if err := b.postToAgent(ctx, m); err != nil {
