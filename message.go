@@ -165,6 +165,11 @@ type Handoff interface {
 	// returns the messages handed over but not taken, delivered to the
 	// stream all the same, which the stream must release.
 	Close() []*Message
+	// Acked returns the IDs of the agent's messages acknowledged on this
+	// replica (answered by a final reply, or withdrawn by a cancel) since
+	// the last call: the stream need not renew them. Messages acknowledged
+	// elsewhere are not among them.
+	Acked() []string
 }
 
 // ChatToolSchema is the input schema of an agent skill's chat tool.

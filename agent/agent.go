@@ -79,7 +79,8 @@ const DefaultPresenceCheck = 2 * time.Second
 
 // Backend runs the tools of agent skills. It is safe for concurrent use.
 type Backend struct {
-	opts Options
+	opts     Options
+	channels channelCache
 }
 
 var _ mcpgate.Backend = (*Backend)(nil)
@@ -137,6 +138,18 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	} else if !online {
 		return nil, offline(call)
 	}
+	res, err := b.chatRoundTrip(ctx, call, signer)
+	if mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND && call.SessionID != "" && b.channels.find(sessionChannelID(call)) != nil {
+		// The cached channel is gone with its agent, and nothing was
+		// posted: open the session's channel anew.
+		b.channels.forget(sessionChannelID(call))
+		res, err = b.chatRoundTrip(ctx, call, signer)
+	}
+	return res, err
+}
+
+// chatRoundTrip makes the call's chat_message and runs its round trip.
+func (b *Backend) chatRoundTrip(ctx context.Context, call *mcpgate.Call, signer *signer) (*mcpgate.Result, error) {
 	msg, err := b.chatMessage(ctx, call)
 	if c := mcpgate.ErrorCode(err); c == mcpgate.EFORBIDDEN || c == mcpgate.EINVALID {
 		return mcpgate.ErrorResult("%s", mcpgate.ErrorMessage(err)), nil

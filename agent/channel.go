@@ -39,8 +39,8 @@ func chatArguments(call *mcpgate.Call) (chatArgs, error) {
 }
 
 // channel returns the channel the call talks on: the one contextID (the
-// chat tool's context_id, "" for none) names, else its session's, else a
-// new one. It returns EFORBIDDEN for a context_id of another caller, agent
+// chat tool's context_id, "" for none) names, else its session's (from
+// the cache after the session's first call), else a new one. It returns EFORBIDDEN for a context_id of another caller, agent
 // or skill and EINVALID for a malformed one.
 func (b *Backend) channel(ctx context.Context, call *mcpgate.Call, contextID string) (*mcpgate.Channel, error) {
 	want := &mcpgate.Channel{
@@ -59,7 +59,14 @@ func (b *Backend) channel(ctx context.Context, call *mcpgate.Call, contextID str
 		return want, b.opts.Channels.CreateChannel(ctx, want)
 	}
 	want.ID = sessionChannelID(call)
-	return b.openChannel(ctx, want)
+	if ch := b.channels.find(want.ID); ch != nil {
+		return ch, checkChannel(ch, want)
+	}
+	ch, err := b.openChannel(ctx, want)
+	if err == nil {
+		b.channels.keep(ch)
+	}
+	return ch, err
 }
 
 // openChannel returns the stored channel with want's ID, creating it when

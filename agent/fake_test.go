@@ -21,7 +21,9 @@ type fakeBus struct {
 	// flaps is how many more presence checks answer offline before the
 	// answers are online again; checks counts the checks.
 	flaps, checks int
-	changed       chan struct{} // closed and replaced on every post
+	// finds counts the reads of channels.
+	finds   int
+	changed chan struct{} // closed and replaced on every post
 }
 
 func newFakeBus() *fakeBus {
@@ -42,6 +44,7 @@ func (f *fakeBus) CreateChannel(_ context.Context, c *mcpgate.Channel) error {
 func (f *fakeBus) FindChannel(_ context.Context, id string) (*mcpgate.Channel, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.finds++
 	if c := f.channels[id]; c != nil {
 		cp := *c
 		return &cp, nil
@@ -155,4 +158,18 @@ func (f *fakeBus) all() []*mcpgate.Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]*mcpgate.Message(nil), f.msgs...)
+}
+
+// dropChannel deletes a channel, as deleting its agent does.
+func (f *fakeBus) dropChannel(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.channels, id)
+}
+
+// channelReads returns how many times a channel was read.
+func (f *fakeBus) channelReads() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.finds
 }

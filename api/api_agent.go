@@ -72,18 +72,44 @@ func (s *Server) inboxPing() time.Duration {
 // an agent key (issued under the agent's current owner), and the message
 // service must be configured.
 func (s *Server) worker(h callerHandler) apiHandler {
-	return s.authed(func(w http.ResponseWriter, r *http.Request, c *caller) error {
-		if c.cred.Kind != mcpgate.CredentialAgentKey {
-			return mcpgate.Errorf(mcpgate.EFORBIDDEN, "this route takes the agent's API key (bak_…), sent as Authorization: Bearer or X-Agent-API-Key")
-		}
-		if s.opts.Bus == nil {
-			return mcpgate.Errorf(mcpgate.EUNAVAILABLE, "this gateway runs without the message service")
-		}
-		if _, err := s.readAgent(r.Context(), c, c.cred.AgentID); err != nil {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		c, err := s.authenticateWorker(r)
+		if err != nil {
 			return err
 		}
 		return h(w, r, c)
-	})
+	}
+}
+
+// authenticateWorker finds the caller of a worker route, whose user it
+// leaves nil (the worker routes act for the key's agent, not for a user).
+// It reads the key's user only when the key's agent cannot be read, to
+// report a user that no longer exists as authenticate does: an agent the
+// key may read is owned by the key's user (Credential.Authorize), and a
+// user who owns agents cannot be deleted, so that user exists. That saves
+// a worker one read of the store per request.
+func (s *Server) authenticateWorker(r *http.Request) (*caller, error) {
+	cred, err := s.opts.Auth.Authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	if cred.Kind != mcpgate.CredentialAgentKey {
+		if _, err := s.callerOf(r.Context(), cred); err != nil {
+			return nil, err
+		}
+		return nil, mcpgate.Errorf(mcpgate.EFORBIDDEN, "this route takes the agent's API key (bak_…), sent as Authorization: Bearer or X-Agent-API-Key")
+	}
+	if s.opts.Bus == nil {
+		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "this gateway runs without the message service")
+	}
+	c := &caller{cred: cred}
+	if _, err := s.readAgent(r.Context(), c, cred.AgentID); err != nil {
+		if _, uerr := s.callerOf(r.Context(), cred); uerr != nil {
+			return nil, uerr
+		}
+		return nil, err
+	}
+	return c, nil
 }
 
 // handleInboxAck acknowledges messages, so that they are not delivered

@@ -11,7 +11,8 @@ import (
 type caller struct {
 	cred *mcpgate.Credential
 	// user is the acting user: the key's user, or the owner of the agent
-	// an agent key belongs to.
+	// an agent key belongs to. It is nil on the routes of agent workers
+	// (see authenticateWorker).
 	user *mcpgate.User
 }
 
@@ -61,10 +62,17 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.callerOf(r.Context(), cred)
+}
+
+// callerOf returns the caller holding cred, with its user. Returns
+// EUNAUTHORIZED if the user no longer exists, EFORBIDDEN for a credential
+// other than an API key.
+func (s *Server) callerOf(ctx context.Context, cred *mcpgate.Credential) (*caller, error) {
 	if cred.Kind != mcpgate.CredentialUserKey && cred.Kind != mcpgate.CredentialAgentKey {
 		return nil, mcpgate.Errorf(mcpgate.EFORBIDDEN, "the management API takes API keys (oag_… or bak_…)")
 	}
-	u, err := s.opts.Store.FindUserByID(r.Context(), cred.UserID)
+	u, err := s.opts.Store.FindUserByID(ctx, cred.UserID)
 	if mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND {
 		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "the API key's user no longer exists")
 	} else if err != nil {

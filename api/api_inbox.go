@@ -122,7 +122,7 @@ func (st *inboxStream) run(ctx context.Context, wake <-chan struct{}, handoff mc
 			if err := st.authorized(ctx); err != nil {
 				return err
 			}
-			if err := st.renew(ctx); err != nil {
+			if err := st.renew(ctx, handoff); err != nil {
 				return err
 			}
 		case <-ping.C:
@@ -222,19 +222,47 @@ func (st *inboxStream) hold(msgs []*mcpgate.Message, at time.Time) {
 	}
 }
 
-// renew restarts the visibility of the messages this stream holds, and
-// forgets those acknowledged since or delivered again elsewhere.
-func (st *inboxStream) renew(ctx context.Context) error {
+// renew restarts the visibility of the messages this stream holds that
+// are due (see due), and forgets those acknowledged since or delivered
+// again elsewhere. Those acknowledged on this replica (most of them: a
+// reply posted here acks its message) are dropped before the store is
+// asked, which then renews only the few still unanswered, or is not asked
+// at all.
+func (st *inboxStream) renew(ctx context.Context, handoff mcpgate.Handoff) error {
+	for _, id := range handoff.Acked() {
+		delete(st.held, id)
+	}
 	now := time.Now()
-	ids, err := st.s.opts.Store.RenewMessages(ctx, st.agentID, st.held, now)
+	due := due(st.held, now, st.s.visibility())
+	if len(due) == 0 {
+		return nil
+	}
+	ids, err := st.s.opts.Store.RenewMessages(ctx, st.agentID, due, now)
 	if err != nil {
 		return err
 	}
-	clear(st.held)
+	for id := range due {
+		delete(st.held, id)
+	}
 	for _, id := range ids {
 		st.held[id] = now
 	}
 	return nil
+}
+
+// due returns the messages of held delivered (or last renewed) a quarter
+// of the visibility ago or more. A younger one waits for the next
+// renewal, a quarter visibility later, when it is at most half the
+// visibility old: still in time, and a message answered within a quarter
+// visibility (most are) is never renewed at all.
+func due(held map[string]time.Time, now time.Time, visibility time.Duration) map[string]time.Time {
+	d := map[string]time.Time{}
+	for id, at := range held {
+		if now.Sub(at) >= visibility/4 {
+			d[id] = at
+		}
+	}
+	return d
 }
 
 // release gives back the messages this stream holds unanswered, so that

@@ -2,6 +2,7 @@ package bus_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,13 +31,37 @@ func (s *countingStore) ListMessages(ctx context.Context, channelID string, afte
 
 // TestAsk: Ask posts the message, calls posted once it is stored, relays
 // the deltas in order and returns the final reply. Since it listens before
-// it posts, it never looks the message up and reads the channel only when a
-// reply wakes it: once per reply posted, not once more before the first.
+// it posts, it never looks the message up; and a bus without a Broker hands
+// a final reply posted through it to the waiting call, which then does not
+// read the channel at all (it read once per reply posted before the
+// replies were handed over).
 func TestAsk(t *testing.T) {
+	testAsk(t, nil, 0)
+}
+
+// TestAskBroker: with a Broker, replies may be posted on other replicas,
+// so the call reads the channel when a reply wakes it: once.
+func TestAskBroker(t *testing.T) {
+	testAsk(t, loopBroker{}, 1)
+}
+
+// loopBroker is a Broker of one process: it delivers nothing, as a real
+// one delivers nothing back to the replica that published.
+type loopBroker struct{}
+
+func (loopBroker) Publish(context.Context, string, []byte) error { return nil }
+
+func (loopBroker) Subscribe(ctx context.Context, _ func(string, []byte)) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// testAsk asks on a bus with broker and wants reads reads of the channel.
+func testAsk(t *testing.T, broker bus.Broker, reads int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := &countingStore{Store: mustSQLite(t)}
-	b := mustBus(t, s, nil)
+	b := mustBus(t, s, broker)
 	m := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u1", Body: mcpgate.MessageBody{Text: "ping"}}
 	var storedAtPosted atomic.Bool
 	var answered sync.WaitGroup
@@ -55,8 +80,57 @@ func TestAsk(t *testing.T) {
 	if !storedAtPosted.Load() {
 		t.Error("posted was called before the message was stored")
 	}
-	if f, l := s.finds.Load(), s.lists.Load(); f != 0 || l != 1 {
-		t.Errorf("Ask read the store %d times for the message and %d times for replies, want 0 and 1", f, l)
+	if f, l := s.finds.Load(), s.lists.Load(); f != 0 || l != reads {
+		t.Errorf("Ask read the store %d times for the message and %d times for replies, want 0 and %d", f, l, reads)
+	}
+	stored, err := s.Store.FindReply(ctx, m.ID)
+	must(t, err)
+	if diff := cmp.Diff(stored, reply); diff != "" {
+		t.Errorf("Ask's reply differs from the stored one (-stored +got):\n%s", diff)
+	}
+}
+
+// TestAskHandedBody: a reply handed over in process reads as the stored
+// one does: its raw JSON data compacted, its empty lists dropped.
+func TestAskHandedBody(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := mustSQLite(t)
+	b := mustBus(t, s, nil)
+	m := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u1"}
+	posted := func() {
+		go func() {
+			r := &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather",
+				Body: mcpgate.MessageBody{Data: json.RawMessage(`{ "a" : [1, 2] }`), Parts: []mcpgate.Content{}}}
+			must(t, b.Post(context.Background(), r))
+		}()
+	}
+	reply, err := b.Ask(ctx, m, posted, nil)
+	must(t, err)
+	stored, err := s.FindReply(ctx, m.ID)
+	must(t, err)
+	if diff := cmp.Diff(stored, reply); diff != "" || string(reply.Body.Data) != `{"a":[1,2]}` {
+		t.Errorf("Ask's reply differs from the stored one (-stored +got):\n%s", diff)
+	}
+}
+
+// TestAskDeltasRead: a call to whose message a delta was posted reads the
+// channel for its final reply, even though it was handed over, so that
+// every delta reaches onDelta before the reply returns.
+func TestAskDeltasRead(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := &countingStore{Store: mustSQLite(t)}
+	b := mustBus(t, s, nil)
+	m := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u1"}
+	var got []string
+	reply, err := b.Ask(ctx, m, func() {
+		answer(t, b, m, mcpgate.MessageReplyDelta, "half")
+		answer(t, b, m, mcpgate.MessageReply, "done")
+	}, func(d *mcpgate.Message) { got = append(got, d.Body.Text) })
+	must(t, err)
+	if reply.Body.Text != "done" || len(got) != 1 || got[0] != "half" || s.lists.Load() == 0 {
+		t.Errorf("Ask = %q after %q with %d reads", reply.Body.Text, got, s.lists.Load())
 	}
 }
 

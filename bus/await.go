@@ -23,7 +23,7 @@ func (b *Bus) Await(ctx context.Context, channelID, msgID string, onDelta func(*
 	if err != nil {
 		return nil, waitError(ctx, err)
 	}
-	return b.replies(ctx, wake, channelID, msgID, after, true, onDelta)
+	return b.replies(ctx, wake, nil, channelID, msgID, after, true, onDelta)
 }
 
 // Ask posts m (as Post does) and returns its final reply (as Await does),
@@ -34,20 +34,38 @@ func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelt
 	topic := replyTopic(m.ChannelID)
 	wake := b.hub.subscribe(topic)
 	defer b.hub.unsubscribe(topic, wake)
+	var a *asker
+	named := m.ID == ""
+	if b.broker == nil {
+		if named {
+			m.ID = mcpgate.NewID("msg_") // to wait under before it is posted
+		}
+		a = b.askers.add(m.ID)
+		defer b.askers.remove(m.ID)
+	}
 	if err := b.Post(ctx, m); err != nil {
+		if named {
+			m.ID = "" // not posted
+		}
 		return nil, err
 	}
 	if posted != nil {
 		posted()
 	}
-	return b.replies(ctx, wake, m.ChannelID, m.ID, m.Seq, false, onDelta)
+	return b.replies(ctx, wake, a, m.ChannelID, m.ID, m.Seq, false, onDelta)
 }
 
 // replies returns the final reply to msgID among the channel's messages
 // after seq after, reading them at once when read is set and then on every
-// signal of wake, until ctx ends.
-func (b *Bus) replies(ctx context.Context, wake <-chan struct{}, channelID, msgID string, after int64, read bool, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
+// signal of wake, until ctx ends. A final reply handed over to a (when
+// not nil) is returned without a read.
+func (b *Bus) replies(ctx context.Context, wake <-chan struct{}, a *asker, channelID, msgID string, after int64, read bool, onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
 	for {
+		if a != nil && read {
+			if reply := a.take(); reply != nil {
+				return reply, nil
+			}
+		}
 		if read {
 			reply, next, err := b.readReplies(ctx, channelID, msgID, after, onDelta)
 			if reply != nil {

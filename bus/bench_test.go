@@ -53,6 +53,22 @@ func benchPostAwait(b *testing.B, caller, agent *bus.Bus, agentStore bus.Store) 
 			}
 		})
 	})
+	b.Run("ask", func(b *testing.B) { // as the agent backend waits: a reply posted on the caller's replica may be handed over
+		for b.Loop() {
+			if err := askRoundTrip(caller); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// askRoundTrip posts a chat message and waits for its reply with Ask.
+func askRoundTrip(caller *bus.Bus) error {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	chat := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u1", Body: mcpgate.MessageBody{Text: "ping"}}
+	_, err := caller.Ask(ctx, chat, nil, nil)
+	return err
 }
 
 // roundTrip posts a chat message and waits for its reply.

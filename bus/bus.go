@@ -87,6 +87,7 @@ type Bus struct {
 	hub    hub
 	online presence
 	takers takers
+	askers askers
 
 	heartbeat, ttl time.Duration
 	noHandoff      bool
@@ -136,18 +137,57 @@ func (b *Bus) Close() error {
 // agent's inbox for a message to its workers, the channel's reply waiters
 // otherwise. A message to the workers of an agent one of whose streams
 // waits on this replica (Handoff) is stored delivered to that stream and
-// handed to it instead, without a signal. A failure to reach the Broker is
-// logged, not returned: m is stored, and other replicas' waiters find it
-// when woken for any reason.
+// handed to it instead, without a signal; a final reply to a call waiting
+// in Ask on this replica is handed to it too (see answer.go), and the
+// agent's streams on this replica learn that the message it answers (or a
+// cancel withdraws) is acknowledged (Handoff.Acked). A failure to reach
+// the Broker is logged, not returned: m is stored, and other replicas'
+// waiters find it when woken for any reason.
 func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 	if m.Type.ToAgent() {
-		return b.postToAgent(ctx, m)
+		if err := b.postToAgent(ctx, m); err != nil {
+			return err
+		}
+		if m.Type == mcpgate.MessageCancel {
+			b.takers.ack(m.AgentID, m.InReplyTo)
+		}
+		return nil
+	}
+	a := b.asker(m)
+	if a != nil && m.Type == mcpgate.MessageReplyDelta {
+		a.noteDelta()
 	}
 	if err := b.store.PostMessage(ctx, m); err != nil {
 		return err
 	}
+	if m.Type.Final() {
+		b.takers.ack(m.AgentID, m.InReplyTo)
+		if a != nil {
+			b.give(a, m)
+		}
+	}
 	b.signal(ctx, replyTopic(m.ChannelID))
 	return nil
+}
+
+// asker returns the call of this replica waiting in Ask for m, a reply,
+// when the bus hands replies over (it has no Broker), or nil.
+func (b *Bus) asker(m *mcpgate.Message) *asker {
+	if b.broker != nil || m.InReplyTo == "" {
+		return nil
+	}
+	return b.askers.find(m.InReplyTo)
+}
+
+// give hands the stored final reply m to the waiting call a; a reply that
+// cannot be copied is left for the call to read.
+func (b *Bus) give(a *asker, m *mcpgate.Message) {
+	c, err := handed(m)
+	if err != nil {
+		b.logger.Warn("bus: hand a reply over", "message", m.ID, "err", err)
+		return
+	}
+	a.give(c)
 }
 
 // Inbox returns a channel that receives a signal whenever a message for

@@ -36,6 +36,7 @@ type taker struct {
 	closed  bool
 	pending int // posts that reserved the stream and have not settled
 	msgs    []*mcpgate.Message
+	acked   []string // IDs acknowledged on this replica since Acked
 }
 
 var _ mcpgate.Handoff = (*taker)(nil)
@@ -87,6 +88,35 @@ func (ts *takers) remove(t *taker) {
 	} else {
 		ts.byAgent[t.inbox.AgentID] = list
 	}
+}
+
+// ack tells the agent's streams of this replica that the message msgID
+// was acknowledged.
+func (ts *takers) ack(agentID, msgID string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, t := range ts.byAgent[agentID] {
+		t.ack(msgID)
+	}
+}
+
+// ack records that the message msgID was acknowledged.
+func (t *taker) ack(msgID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		t.acked = append(t.acked, msgID)
+	}
+}
+
+// Acked returns the IDs of the messages acknowledged on this replica since
+// the last call.
+func (t *taker) Acked() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ids := t.acked
+	t.acked = nil
+	return ids
 }
 
 // reserve takes t for one post, which must settle it, if t is offered;

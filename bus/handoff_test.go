@@ -148,3 +148,31 @@ func TestNoHandoff(t *testing.T) {
 		t.Errorf("claimed %v, want the message posted", claimed)
 	}
 }
+
+// TestHandoffAcked: the agent's streams on this replica learn of the
+// messages acknowledged here, by a final reply or a cancel posted through
+// the bus, once each; a delta acknowledges nothing.
+func TestHandoffAcked(t *testing.T) {
+	ctx := context.Background()
+	b := mustBus(t, mustSQLite(t), nil)
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	defer h.Close()
+	answered, withdrawn := chat("one"), chat("two")
+	must(t, b.Post(ctx, answered))
+	must(t, b.Post(ctx, withdrawn))
+	reply := func(m *mcpgate.Message, typ mcpgate.MessageType) {
+		must(t, b.Post(ctx, &mcpgate.Message{ChannelID: "ch-1", Type: typ, InReplyTo: m.ID, Sender: "agent:weather"}))
+	}
+	reply(answered, mcpgate.MessageReplyDelta)
+	if got := h.Acked(); len(got) != 0 {
+		t.Errorf("after a delta, Acked = %v, want none", got)
+	}
+	reply(answered, mcpgate.MessageReply)
+	reply(withdrawn, mcpgate.MessageCancel)
+	if got := h.Acked(); len(got) != 2 || got[0] != answered.ID || got[1] != withdrawn.ID {
+		t.Errorf("Acked = %v, want %s and %s", got, answered.ID, withdrawn.ID)
+	}
+	if got := h.Acked(); len(got) != 0 {
+		t.Errorf("Acked again = %v, want none", got)
+	}
+}

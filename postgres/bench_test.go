@@ -34,3 +34,7 @@ func BenchmarkMessageRoundTrip(b *testing.B) {
 func BenchmarkMessageRoundTripHandoff(b *testing.B) {
 	storetest.BenchMessageRoundTripHandoff(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
 }
+
+func BenchmarkMessageRoundTripParallel(b *testing.B) {
+	storetest.BenchMessageRoundTripParallel(b, mustOpen(b, pgtest.Database(b, pgtest.Admin(b))))
+}

@@ -34,3 +34,7 @@ func BenchmarkMessageRoundTrip(b *testing.B) {
 func BenchmarkMessageRoundTripHandoff(b *testing.B) {
 	storetest.BenchMessageRoundTripHandoff(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
 }
+
+func BenchmarkMessageRoundTripParallel(b *testing.B) {
+	storetest.BenchMessageRoundTripParallel(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}

@@ -63,3 +63,9 @@ func uniqueColumns(msg string) []string {
 func (dialect) InsertsRowByRow() bool { return true }
 
 var _ sqlstore.RowInserter = dialect{}
+
+// GroupsCommits reports that SQLite, whose one writer connection runs every
+// write transaction in turn, commits concurrent posts together.
+func (dialect) GroupsCommits() bool { return true }
+
+var _ sqlstore.GroupCommitter = dialect{}

@@ -68,7 +68,7 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox)
 	if to == nil && postsInOneStatement(s.d) {
 		return false, s.postInOneStatement(ctx, m, body)
 	}
-	err = s.withTx(ctx, func(tx *Store) error {
+	err = s.withGroupTx(ctx, func(tx *Store) error {
 		if err := tx.checkMessageTarget(ctx, m); err != nil {
 			return err
 		}

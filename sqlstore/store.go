@@ -37,6 +37,9 @@ type Store struct {
 	// readStmts and writeStmts cache the statements run on each pool (see
 	// stmtcache.go); nil when the driver caches them itself.
 	readStmts, writeStmts *stmtCache
+	// group batches concurrent posts into one transaction (group.go); nil
+	// on an engine that does not, and inside a transaction.
+	group *group
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.
@@ -63,6 +66,9 @@ func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
 	}
 	s := &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}
 	s.cacheStatements()
+	if groupsCommits(d) {
+		s.group = &group{}
+	}
 	return s, nil
 }
 

@@ -24,15 +24,38 @@ func BenchMessageRoundTripHandoff(b *testing.B, s mcpgate.Store) {
 	benchRoundTrip(b, s, handoffRoundTrip)
 }
 
-// benchRoundTrip runs roundTrip in a loop on a fresh channel.
-func benchRoundTrip(b *testing.B, s mcpgate.Store, roundTrip func(context.Context, mcpgate.Store, string) error) {
-	ctx := context.Background()
+// BenchMessageRoundTripParallel measures the handed-over round trip of
+// BenchMessageRoundTripHandoff run by eight goroutines at once, as
+// concurrent calls run it: on SQLite their posts share transactions
+// (group commit).
+func BenchMessageRoundTripParallel(b *testing.B, s mcpgate.Store) {
+	ch := benchChannel(b, s)
+	b.SetParallelism(4) // 8 on this machine's 2 cores
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := handoffRoundTrip(context.Background(), s, ch); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// benchChannel makes the agent "weather" and its channel "ch-bench".
+func benchChannel(b *testing.B, s mcpgate.Store) string {
 	u := mustUser(b, s, "bench")
 	mustAgent(b, s, "weather", u.ID)
 	ch := &mcpgate.Channel{ID: "ch-bench", AgentID: "weather", Skill: "chat", Owner: "user:" + u.ID}
-	if err := s.CreateChannel(ctx, ch); err != nil {
+	if err := s.CreateChannel(context.Background(), ch); err != nil {
 		b.Fatal(err)
 	}
+	return ch.ID
+}
+
+// benchRoundTrip runs roundTrip in a loop on a fresh channel.
+func benchRoundTrip(b *testing.B, s mcpgate.Store, roundTrip func(context.Context, mcpgate.Store, string) error) {
+	ctx := context.Background()
+	ch := &mcpgate.Channel{ID: benchChannel(b, s)}
 	for b.Loop() {
 		if err := roundTrip(ctx, s, ch.ID); err != nil {
 			b.Fatal(err)

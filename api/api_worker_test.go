@@ -1,0 +1,153 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/auth"
+	"github.com/mcpgate/mcpgate/bus"
+	"github.com/mcpgate/mcpgate/skilledit"
+)
+
+// userReads is a Store that counts the reads of users and records the
+// messages each renewal was asked to renew.
+type userReads struct {
+	Store
+	n atomic.Int64
+
+	mu      sync.Mutex
+	renewed [][]string
+	// keepAll makes RenewMessages answer that every message it was asked
+	// for is still held, acknowledged or not.
+	keepAll bool
+}
+
+func (s *userReads) FindUserByID(ctx context.Context, id string) (*mcpgate.User, error) {
+	s.n.Add(1)
+	return s.Store.FindUserByID(ctx, id)
+}
+
+func (s *userReads) RenewMessages(ctx context.Context, agentID string, held map[string]time.Time, now time.Time) ([]string, error) {
+	ids := slices.Collect(maps.Keys(held))
+	s.mu.Lock()
+	s.renewed = append(s.renewed, ids)
+	keepAll := s.keepAll
+	s.mu.Unlock()
+	renewed, err := s.Store.RenewMessages(ctx, agentID, held, now)
+	if keepAll && err == nil {
+		return ids, nil
+	}
+	return renewed, err
+}
+
+// renewals returns the IDs each renewal so far was asked to renew.
+func (s *userReads) renewals() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.renewed)
+}
+
+// mustCountingWorkerFixture is mustAgentFixture with the API's store
+// counting the reads of users and recording renewals.
+func mustCountingWorkerFixture(tb testing.TB, visibility time.Duration) (*agentFixture, *userReads) {
+	tb.Helper()
+	f := &agentFixture{apiFixture: mustAPIFixture(tb)}
+	f.bus = bus.New(&bus.Options{Store: f.store, Logger: slog.New(slog.DiscardHandler)})
+	tb.Cleanup(func() { f.bus.Close() })
+	counted := &userReads{Store: f.store}
+	srv := New(&Options{
+		Store: counted, Skills: skilledit.Editor{Store: f.store}, Auth: auth.NewAuthenticator(f.store, nil),
+		Bus: f.bus, Visibility: visibility,
+	})
+	f.http = serveBehindServer(tb, f.store, f.registry, srv)
+	f.apiFixture.http = f.http
+	return f, counted
+}
+
+// TestWorkerReadsNoUser: an agent worker's reply authenticates with its
+// agent key without reading the key's user (its agent, owned by the user,
+// proves the user exists); a key whose agent was given to another user and
+// whose user was then deleted is still refused as one whose user is gone.
+func TestWorkerReadsNoUser(t *testing.T) {
+	f, counted := mustCountingWorkerFixture(t, time.Hour)
+	ch := f.mustChannel(t, "ch_1")
+	chat := f.mustChat(t, ch, "x")
+	f.call(t, "POST", "/api/v1/channels/ch_1/messages", f.shopKey, `{"type":"agent_reply","in_reply_to":"`+chat.ID+`","body":{"text":"ok"}}`).want(t, 201)
+	if n := counted.n.Load(); n != 0 {
+		t.Errorf("the worker's reply read users %d times, want 0", n)
+	}
+	ctx := context.Background()
+	shop, err := f.store.FindAgent(ctx, "shop")
+	must(t, err)
+	bob, err := f.store.FindUserByName(ctx, "bob")
+	must(t, err)
+	shop.OwnerID = bob.ID
+	must(t, f.store.UpdateAgent(ctx, shop))
+	f.call(t, "GET", "/api/v1/agent/inbox", f.shopKey, "").wantError(t, 403, mcpgate.EFORBIDDEN, "", "previous owner")
+	alice, err := f.store.FindUserByName(ctx, "alice")
+	must(t, err)
+	must(t, f.store.DeleteUser(ctx, alice.ID))
+	f.call(t, "GET", "/api/v1/agent/inbox", f.shopKey, "").wantError(t, 401, mcpgate.EUNAUTHORIZED, "", "")
+}
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestInboxRenewsOnlyUnanswered: a stream stops renewing a message it
+// delivered once a reply posted on this replica answered it, without
+// waiting for the store to tell it so (before, the next renewal asked the
+// store to renew it, and only the store's answer dropped it). The store
+// here answers that every message asked for is still unacknowledged, so
+// only the stream's own knowledge of the reply can drop it.
+func TestInboxRenewsOnlyUnanswered(t *testing.T) {
+	f, counted := mustCountingWorkerFixture(t, 40*time.Millisecond) // a renewal every 10 ms
+	counted.keepAll = true
+	ch := f.mustChannel(t, "ch_1")
+	in := f.openInbox(t, f.shopKey, "", "")
+	answered, open := f.mustChat(t, ch, "answered"), f.mustChat(t, ch, "open")
+	for _, want := range []string{answered.ID, open.ID} {
+		if m := in.next(t); m.ID != want {
+			t.Fatalf("stream sent %s, want %s", m.ID, want)
+		}
+	}
+	f.call(t, "POST", "/api/v1/channels/ch_1/messages", f.shopKey, `{"type":"agent_reply","in_reply_to":"`+answered.ID+`","body":{"text":"ok"}}`).want(t, 201)
+	before := len(counted.renewals())
+	deadline := time.Now().Add(10 * time.Second)
+	for len(counted.renewals()) < before+2 {
+		if time.Now().After(deadline) {
+			t.Fatal("no renewals")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	last := counted.renewals()[before+1] // the one at before may have begun before the reply
+	if slices.Contains(last, answered.ID) || !slices.Contains(last, open.ID) {
+		t.Errorf("a renewal after the reply asked for %v, want only the unanswered %s", last, open.ID)
+	}
+}
+
+// TestRenewalDue: a renewal renews the messages held a quarter of the
+// visibility or longer, and leaves the younger ones for the next.
+func TestRenewalDue(t *testing.T) {
+	now := time.Now()
+	held := map[string]time.Time{
+		"old":     now.Add(-3 * time.Second),
+		"quarter": now.Add(-time.Second),
+		"young":   now.Add(-999 * time.Millisecond),
+		"new":     now,
+	}
+	got := slices.Sorted(maps.Keys(due(held, now, 4*time.Second)))
+	if !slices.Equal(got, []string{"old", "quarter"}) {
+		t.Errorf("due = %v, want old and quarter", got)
+	}
+}

@@ -1,0 +1,104 @@
+package bus
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// Answers in process. A call waiting in Ask registers its message here; a
+// final reply to it posted on this replica is handed to it once stored,
+// so that the call need not read the reply back from the store (the store
+// keeps it as the durable record). Only a bus without a Broker hands
+// replies over: then every message is posted through this Bus (a post
+// elsewhere would wake no waiter here either), so a call that was handed
+// its final reply and saw no delta to its message posted knows there is
+// nothing else to read. A delta, or a Broker, sends the call to the store
+// as before, which delivers the deltas in seq order.
+
+// asker is one waiting call's slot for its final reply.
+type asker struct {
+	mu     sync.Mutex
+	deltas bool             // a delta to the message was posted here
+	final  *mcpgate.Message // the final reply, once stored
+}
+
+// askers holds the calls of this replica waiting in Ask, by message ID.
+type askers struct {
+	mu   sync.Mutex
+	byID map[string]*asker
+}
+
+// add registers a waiting call for the replies to msgID.
+func (as *askers) add(msgID string) *asker {
+	a := &asker{}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.byID == nil {
+		as.byID = map[string]*asker{}
+	}
+	as.byID[msgID] = a
+	return a
+}
+
+// remove withdraws the call waiting for the replies to msgID.
+func (as *askers) remove(msgID string) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	delete(as.byID, msgID)
+}
+
+// find returns the call waiting for the replies to msgID, or nil.
+func (as *askers) find(msgID string) *asker {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.byID[msgID]
+}
+
+// noteDelta records that a delta is being posted; it must be called
+// before the delta is stored, so that a final reply stored after it finds
+// it noted.
+func (a *asker) noteDelta() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.deltas = true
+}
+
+// give hands over the stored final reply m.
+func (a *asker) give(m *mcpgate.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.final = m
+}
+
+// take returns the final reply handed over when no delta was posted, or
+// nil: then the call reads the store.
+func (a *asker) take() *mcpgate.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.deltas {
+		return nil
+	}
+	return a.final
+}
+
+// handed returns a copy of the stored message m as a read of the store
+// returns it: its body goes through the JSON the store keeps (raw JSON
+// compacted, empty lists dropped), and the copy shares nothing the poster
+// may still use.
+func handed(m *mcpgate.Message) (*mcpgate.Message, error) {
+	c := *m
+	if m.Body.Parts == nil && m.Body.Data == nil && m.Body.Attachments == nil {
+		return &c, nil // text alone reads back as it is
+	}
+	raw, err := json.Marshal(m.Body)
+	if err != nil {
+		return nil, err
+	}
+	c.Body = mcpgate.MessageBody{}
+	if err := json.Unmarshal(raw, &c.Body); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}

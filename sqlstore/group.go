@@ -1,0 +1,185 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// Group commit. On an engine with one writer connection (SQLite) every
+// write transaction waits for the one before it, and each pays a BEGIN and
+// a COMMIT that writes the pages it changed to the WAL. Posts that arrive
+// while the writer is busy are therefore run together: the first to find
+// no batch running leads one, taking every post queued by then, and runs
+// them in one transaction, each inside a savepoint, so that one that fails
+// is rolled back alone and returns its own error; then it commits them all
+// at once, and each post returns when the transaction holding it
+// committed. The posts of one batch take their seqs in turn and become
+// visible together, so the ordering of Seq holds (see message.go). When
+// it is done the leader hands the lead to the first post queued since.
+
+// GroupCommitter is implemented by a Dialect whose engine has a single
+// writer connection; the Store then commits concurrent posts together.
+type GroupCommitter interface {
+	GroupsCommits() bool
+}
+
+// groupsCommits reports whether d's engine should commit posts together.
+func groupsCommits(d Dialect) bool {
+	g, ok := d.(GroupCommitter)
+	return ok && g.GroupsCommits()
+}
+
+// groupOp is one post waiting for a batch.
+type groupOp struct {
+	fn   func(tx *Store) error
+	done chan groupResult // receives the outcome, or the lead
+	err  error
+	pnc  any // a panic of fn, raised again in its caller
+}
+
+// groupResult ends a wait: the op's outcome, or lead set when the op is to
+// lead the next batch.
+type groupResult struct {
+	lead bool
+}
+
+// group queues the posts for the next batch.
+type group struct {
+	mu      sync.Mutex
+	queue   []*groupOp
+	leading bool
+	// batches counts the transactions run, for tests.
+	batches int
+	// hold, when set (tests), is called by a leader before it takes the
+	// queue.
+	hold func()
+}
+
+// withGroupTx runs fn as withTx does, in a transaction it may share with
+// other posts on an engine that commits them together.
+func (s *Store) withGroupTx(ctx context.Context, fn func(tx *Store) error) error {
+	if s.group == nil || s.inTx {
+		return s.withTx(ctx, fn)
+	}
+	op := &groupOp{fn: fn, done: make(chan groupResult, 1)}
+	if !s.group.enqueue(op) {
+		if r := <-op.done; !r.lead {
+			return op.outcome()
+		}
+	}
+	s.lead(ctx)
+	return op.outcome()
+}
+
+// outcome returns op's error, raising its panic again.
+func (op *groupOp) outcome() error {
+	if op.pnc != nil {
+		panic(op.pnc)
+	}
+	return op.err
+}
+
+// enqueue queues op and reports whether its caller is to lead a batch now.
+func (g *group) enqueue(op *groupOp) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.queue = append(g.queue, op)
+	if g.leading {
+		return false
+	}
+	g.leading = true
+	return true
+}
+
+// take returns the queued posts for a batch.
+func (g *group) take() []*groupOp {
+	if g.hold != nil {
+		g.hold()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ops := g.queue
+	g.queue = nil
+	g.batches++
+	return ops
+}
+
+// handOver passes the lead to the first post queued meanwhile, or gives it
+// up when there is none.
+func (g *group) handOver() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queue) == 0 {
+		g.leading = false
+		return
+	}
+	g.queue[0].done <- groupResult{lead: true}
+}
+
+// lead runs one batch of the queued posts (its caller's among them), ends
+// each but its caller's wait, and hands the lead over.
+func (s *Store) lead(ctx context.Context) {
+	ops := s.group.take()
+	s.runBatch(ctx, ops)
+	s.group.handOver()
+	for _, op := range ops[1:] {
+		op.done <- groupResult{}
+	}
+}
+
+// runBatch runs ops in one transaction and sets each one's outcome. A
+// batch of one runs as withTx would, without a savepoint.
+func (s *Store) runBatch(ctx context.Context, ops []*groupOp) {
+	if len(ops) == 1 {
+		ops[0].run(func(fn func(*Store) error) error { return s.withTx(ctx, fn) })
+		return
+	}
+	// The batch is every post's, not the leader's alone: the leader's
+	// cancellation must not fail the others (each post's statements still
+	// check its own context).
+	err := s.withTx(context.WithoutCancel(ctx), func(tx *Store) error {
+		for _, op := range ops {
+			if err := tx.runSaved(ctx, op); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for _, op := range ops {
+			if op.err == nil && op.pnc == nil {
+				op.err = err
+			}
+		}
+	}
+}
+
+// run calls op's fn through with, keeping its error or panic.
+func (op *groupOp) run(with func(func(*Store) error) error) {
+	defer func() {
+		if p := recover(); p != nil {
+			op.pnc = p
+		}
+	}()
+	op.err = with(op.fn)
+}
+
+// runSaved runs op inside a savepoint of s, a transaction, rolling back
+// to it when op fails. It returns an error only when the savepoint itself
+// fails: then the transaction is no good for the others either.
+func (s *Store) runSaved(ctx context.Context, op *groupOp) error {
+	if _, err := s.write.ExecContext(ctx, `SAVEPOINT post`); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	op.run(func(fn func(*Store) error) error { return fn(s) })
+	if op.err != nil || op.pnc != nil {
+		if _, err := s.write.ExecContext(ctx, `ROLLBACK TO post`); err != nil {
+			return fmt.Errorf("roll back to savepoint: %w", err)
+		}
+	}
+	if _, err := s.write.ExecContext(ctx, `RELEASE post`); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}

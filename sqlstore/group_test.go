@@ -1,0 +1,111 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// groupDialect is plainDialect on an engine that commits posts together.
+type groupDialect struct{ plainDialect }
+
+func (groupDialect) GroupsCommits() bool { return true }
+
+// mustGroupStore is mustBareStore with group commit, whose first leader
+// waits until n operations are queued, so that they make one batch.
+func mustGroupStore(t *testing.T, n int) *Store {
+	t.Helper()
+	s := mustBareStore(t, groupDialect{})
+	if _, err := s.write.ExecContext(context.Background(), `CREATE UNIQUE INDEX t_v ON t (v)`); err != nil {
+		t.Fatal(err)
+	}
+	s.group = &group{}
+	var once sync.Once
+	s.group.hold = func() {
+		once.Do(func() {
+			for s.group.queued() < n {
+				runtime.Gosched()
+			}
+		})
+	}
+	return s
+}
+
+// queued returns how many operations wait for a batch.
+func (g *group) queued() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
+}
+
+// TestGroupCommit: operations queued while the writer is busy run in one
+// transaction; one that fails is rolled back alone and gets its own error,
+// one that panics panics in its caller, and the others are committed.
+func TestGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	s := mustGroupStore(t, 5)
+	if _, err := s.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('taken')`); err != nil {
+		t.Fatal(err)
+	}
+	values := []string{"a", "taken", "b", "panic", "c"}
+	errs := make([]error, len(values))
+	panics := make([]any, len(values))
+	var wg sync.WaitGroup
+	for i, v := range values {
+		wg.Go(func() {
+			defer func() { panics[i] = recover() }()
+			errs[i] = s.withGroupTx(ctx, func(tx *Store) error {
+				if _, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ($1)`, v); err != nil {
+					return err
+				}
+				if v == "panic" {
+					panic("boom")
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	if s.group.batches != 1 {
+		t.Errorf("%d transactions, want 1 for the whole batch", s.group.batches)
+	}
+	for i, v := range values {
+		wantErr, wantPanic := v == "taken", v == "panic"
+		if (errs[i] != nil) != wantErr || (panics[i] != nil) != wantPanic {
+			t.Errorf("insert of %q: error %v, panic %v", v, errs[i], panics[i])
+		}
+	}
+	var got string
+	err := s.read.QueryRowContext(ctx, `SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)`).Scan(&got)
+	if err != nil || got != "a,b,c,taken" {
+		t.Errorf("stored %q (%v), want a,b,c,taken", got, err)
+	}
+}
+
+// TestGroupCommitAlone: an operation with no other queued runs in its own
+// transaction, which a failure rolls back.
+func TestGroupCommitAlone(t *testing.T) {
+	ctx := context.Background()
+	s := mustGroupStore(t, 1)
+	err := s.withGroupTx(ctx, func(tx *Store) error {
+		if _, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('x')`); err != nil {
+			return err
+		}
+		return fmt.Errorf("no")
+	})
+	var n int
+	if err2 := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM t`).Scan(&n); err == nil || err2 != nil || n != 0 {
+		t.Errorf("failed operation: err %v, %d rows left (%v)", err, n, err2)
+	}
+	if err := s.withGroupTx(ctx, func(tx *Store) error {
+		_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('y')`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if s.group.batches != 2 || s.group.leading {
+		t.Errorf("%d batches, leading %v; want 2, and the lead given up", s.group.batches, s.group.leading)
+	}
+}
