@@ -138,9 +138,10 @@ func (s *Store) runBatch(ctx context.Context, ops []*groupOp) {
 	// The batch is every post's, not the leader's alone: the leader's
 	// cancellation must not fail the others (each post's statements still
 	// check its own context).
-	err := s.withTx(context.WithoutCancel(ctx), func(tx *Store) error {
+	batch := context.WithoutCancel(ctx)
+	err := s.withTx(batch, func(tx *Store) error {
 		for _, op := range ops {
-			if err := tx.runSaved(ctx, op); err != nil {
+			if err := tx.runSaved(batch, op); err != nil {
 				return err
 			}
 		}

@@ -109,3 +109,44 @@ func TestGroupCommitAlone(t *testing.T) {
 		t.Errorf("%d batches, leading %v; want 2, and the lead given up", s.group.batches, s.group.leading)
 	}
 }
+
+// TestGroupCommitLeaderCanceled: the leader's context is canceled once the
+// batch is queued; its own insert fails, and the others' still commit
+// (the batch's transaction and savepoints are every post's, not the
+// leader's).
+func TestGroupCommitLeaderCanceled(t *testing.T) {
+	s := mustGroupStore(t, 1)
+	leaderCtx, cancel := context.WithCancel(context.Background())
+	s.group.hold = func() {
+		for s.group.queued() < 3 {
+			runtime.Gosched()
+		}
+		cancel()
+		s.group.hold = nil
+	}
+	insert := func(ctx context.Context, v string) error {
+		return s.withGroupTx(ctx, func(tx *Store) error {
+			_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ($1)`, v)
+			return err
+		})
+	}
+	var wg sync.WaitGroup
+	var leaderErr error
+	wg.Go(func() { leaderErr = insert(leaderCtx, "leader") })
+	for s.group.queued() < 1 { // the leader is queued first, so it leads
+		runtime.Gosched()
+	}
+	errs := make([]error, 2)
+	for i, v := range []string{"b", "c"} {
+		wg.Go(func() { errs[i] = insert(context.Background(), v) })
+	}
+	wg.Wait()
+	if leaderErr == nil || errs[0] != nil || errs[1] != nil {
+		t.Fatalf("leader: %v (want canceled); others: %v", leaderErr, errs)
+	}
+	var got string
+	err := s.read.QueryRowContext(context.Background(), `SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)`).Scan(&got)
+	if err != nil || got != "b,c" {
+		t.Errorf("stored %q (%v), want b,c", got, err)
+	}
+}
