@@ -49,7 +49,7 @@ func (c *conn) write(req *http.Request) error {
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	if hasBody || req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch {
 		w.WriteString("Content-Length: ")
-		w.WriteString(strconv.FormatInt(max(req.ContentLength, 0), 10))
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), max(req.ContentLength, 0), 10))
 		w.WriteString("\r\n")
 	}
 	writeHeader(w, req.Header)

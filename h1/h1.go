@@ -61,6 +61,7 @@ type conn struct {
 	addr   string
 	idleAt time.Time
 	reused bool
+	peek   *peeker // made at the first reuse (alive)
 }
 
 // RoundTrip sends req and returns its response, whose body must be read
@@ -107,13 +108,13 @@ func (t *Transport) handles(req *http.Request) bool {
 	return req.Trailer == nil && req.Header.Get("Expect") == ""
 }
 
-// hostPort is u's host with its port, 80 by default.
+// hostPort is u's host with its port, 80 by default. A host that names
+// its port is already that (brackets of IPv6 included), without a copy.
 func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "80"
+	if u.Port() != "" {
+		return u.Host
 	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return net.JoinHostPort(u.Hostname(), "80")
 }
 
 // closeBody closes a request's body, as a RoundTripper must even on

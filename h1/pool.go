@@ -21,7 +21,7 @@ func (t *Transport) conn(ctx context.Context, addr string) (*conn, error) {
 		if c == nil {
 			break
 		}
-		if time.Since(c.idleAt) < t.idleTimeout() && c.br.Buffered() == 0 && alive(c.nc) {
+		if time.Since(c.idleAt) < t.idleTimeout() && c.br.Buffered() == 0 && c.alive() {
 			c.reused = true
 			return c, nil
 		}
