@@ -10,10 +10,10 @@ import (
 // once per connection, with the function raw.Read runs, so that a peek
 // allocates nothing.
 type peeker struct {
-	raw  syscall.RawConn
-	buf  [1]byte
-	open bool
-	fn   func(fd uintptr) bool
+	raw   syscall.RawConn
+	buf   [1]byte
+	state peekState
+	fn    func(fd uintptr) bool
 }
 
 // newPeeker returns the peeker of c's connection, nil when it has no
@@ -32,24 +32,31 @@ func newPeeker(c *conn) *peeker {
 	return p
 }
 
-// peek records whether nothing waits to be read (EAGAIN).
+// peek records what waits to be read.
 func (p *peeker) peek(fd uintptr) bool {
-	_, _, err := syscall.Recvfrom(int(fd), p.buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-	p.open = err == syscall.EAGAIN || err == syscall.EWOULDBLOCK
+	n, _, err := syscall.Recvfrom(int(fd), p.buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	switch {
+	case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+		p.state = peekNothing
+	case err == nil && n > 0:
+		p.state = peekData
+	default:
+		p.state = peekClosed
+	}
 	return true
 }
 
-// alive reports whether an idle connection is still open: a peek that
-// does not wait finds nothing to read (EAGAIN). The server's close (end
-// of file) or anything it sent unasked means the connection is done.
-func (c *conn) alive() bool {
+// peekNow looks at what waits to be read on c, without waiting.
+func (c *conn) peekNow() peekState {
 	if c.peek == nil {
 		if c.peek = newPeeker(c); c.peek == nil {
-			return true
+			return peekUnknown
 		}
 	}
 	p := c.peek
-	p.open = false
-	err := p.raw.Read(p.fn)
-	return err == nil && p.open
+	p.state = peekClosed
+	if err := p.raw.Read(p.fn); err != nil {
+		return peekClosed
+	}
+	return p.state
 }

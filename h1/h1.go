@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -62,6 +63,10 @@ type conn struct {
 	idleAt time.Time
 	reused bool
 	peek   *peeker // made at the first reuse (alive)
+	// rest is the unread end of a parked body (Park), read before the
+	// next request, if it has come by restBy.
+	rest   io.Reader
+	restBy time.Time
 }
 
 // RoundTrip sends req and returns its response, whose body must be read

@@ -339,17 +339,31 @@ func (e *endReader) Read(p []byte) (int, error) {
 
 // release takes the rest of a reply stream whose answer came. A server
 // ends the stream right after the answer, but often in a write of its
-// own: the answer does not wait for it. The rest is read to its end in
-// the background, so that its connection goes back to the pool instead of
-// being closed, and its exchange x outlives the call until then.
+// own: the answer does not wait for it. A transport that can park the
+// rest (package h1) gives the connection back to its pool with the rest
+// unread, to be read before the connection's next request; otherwise the
+// rest is read to its end in the background, so that its connection goes
+// back to the pool instead of being closed, and its exchange x outlives
+// the call until then.
 func (t *httpTransport) release(rest io.ReadCloser, x *detached) {
 	x.stop()
+	if p, ok := rest.(parker); ok {
+		p.Park(t.drainWait)
+		x.cancel()
+		return
+	}
 	t.drains.Add(1)
 	go func() {
 		defer t.drains.Done()
 		drain(rest, t.drainWait)
 		x.cancel()
 	}()
+}
+
+// parker is a response body that can give its connection back with its
+// rest unread (h1's).
+type parker interface {
+	Park(wait time.Duration)
 }
 
 // defaultDrainWait bounds the wait for the end of a reply stream whose
