@@ -17,6 +17,7 @@ import (
 // httpTransport speaks Streamable HTTP to one endpoint.
 type httpTransport struct {
 	url    string
+	u      *url.URL // url parsed once, nil if it does not parse
 	hc     *http.Client
 	header http.Header // the caller's headers, on every request
 
@@ -32,15 +33,16 @@ type httpTransport struct {
 	drainWait time.Duration
 }
 
-// NewHTTP returns a Streamable HTTP transport to url through hc, whose
+// NewHTTP returns a Streamable HTTP transport to endpoint through hc, whose
 // Transport pools connections (keep-alive). header, which may hold
 // secrets, goes on every request; hc must not follow redirects to other
 // origins with it (the caller's client decides).
-func NewHTTP(url string, hc *http.Client, header http.Header) Transport {
+func NewHTTP(endpoint string, hc *http.Client, header http.Header) Transport {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &httpTransport{url: url, hc: hc, header: header, drainWait: defaultDrainWait}
+	u, _ := url.Parse(endpoint)
+	return &httpTransport{url: endpoint, u: u, hc: hc, header: header, drainWait: defaultDrainWait}
 }
 
 func (t *httpTransport) start(s *Session) error { t.s = s; return nil }
@@ -62,11 +64,7 @@ func (t *httpTransport) initialized() {
 
 // request builds a request to the endpoint with the session's headers.
 func (t *httpTransport) request(ctx context.Context, method string, body []byte) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, t.url, rd)
+	req, err := t.newRequest(ctx, method, body)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +80,54 @@ func (t *httpTransport) request(ctx context.Context, method string, body []byte)
 	}
 	t.mu.Unlock()
 	return req, nil
+}
+
+// newRequest is http.NewRequestWithContext without parsing the endpoint's
+// URL again for every request (a copy of the one parsed by NewHTTP), and
+// with the message as a body that closes itself and gives itself again
+// for a redirect (getBody), where net/http wraps a reader in two more
+// values and a closure.
+func (t *httpTransport) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	if t.u == nil {
+		return http.NewRequestWithContext(ctx, method, t.url, nil) // reports why the URL does not parse
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	*req.URL = *t.u
+	req.Host = strings.TrimSuffix(t.u.Host, ":")
+	if len(body) > 0 {
+		req.Body = newPostBody(body)
+		req.ContentLength = int64(len(body))
+	}
+	return req, nil
+}
+
+// postBody is the body of a request that posts one message.
+type postBody struct {
+	bytes.Reader
+	b []byte
+}
+
+// newPostBody returns the body of a request posting b.
+func newPostBody(b []byte) *postBody {
+	pb := &postBody{b: b}
+	pb.Reset(b)
+	return pb
+}
+
+// Close does nothing: the message is a slice.
+func (m *postBody) Close() error { return nil }
+
+// getBody sets req.GetBody for a message, which a redirect reads again.
+func getBody(req *http.Request) {
+	m, ok := req.Body.(*postBody)
+	if !ok || req.GetBody != nil {
+		return
+	}
+	b := m.b
+	req.GetBody = func() (io.ReadCloser, error) { return newPostBody(b), nil }
 }
 
 // send POSTs one message; for a request it reads the reply (JSON, or an
@@ -181,6 +227,7 @@ var (
 // client, whose policy follows it (or not).
 func (t *httpTransport) do(req *http.Request) (*http.Response, error) {
 	if t.hc.Jar != nil || t.hc.Timeout != 0 {
+		getBody(req)
 		return t.hc.Do(req)
 	}
 	rt := t.hc.Transport
@@ -203,6 +250,7 @@ func (t *httpTransport) do(req *http.Request) (*http.Response, error) {
 // redirected sends req again through the client, which follows the
 // redirect its first try met.
 func (t *httpTransport) redirected(req *http.Request) (*http.Response, error) {
+	getBody(req)
 	again := req.Clone(req.Context())
 	if req.GetBody != nil {
 		body, err := req.GetBody()

@@ -58,3 +58,4 @@ func TestAnswerBeforeStreamEndParks(t *testing.T) {
 	close(hold)
 	call()
 }
+
