@@ -58,4 +58,3 @@ func TestAnswerBeforeStreamEndParks(t *testing.T) {
 	close(hold)
 	call()
 }
-
