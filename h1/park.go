@@ -2,6 +2,7 @@ package h1
 
 import (
 	"io"
+	"net/url"
 	"time"
 )
 
@@ -29,6 +30,14 @@ func (b *body) Park(wait time.Duration) {
 		return
 	}
 	b.c.nc.Close()
+}
+
+// Parks reports whether the responses to requests for u come from this
+// transport itself, whose bodies can be parked (Park): plain http:// URLs
+// without user information. (A request with a body of unknown length, a
+// trailer or Expect goes to Next all the same.)
+func (t *Transport) Parks(u *url.URL) bool {
+	return u.Scheme == "http" && u.User == nil
 }
 
 // connState is whether an idle connection can carry a request.

@@ -137,6 +137,15 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 		_, err := t.exchange(ctx, msg, nil)
 		return err
 	}
+	if t.parks() {
+		// The rest of a reply stream is parked before the call returns:
+		// the exchange needs no context of its own.
+		rest, err := t.exchange(ctx, msg, p)
+		if rest != nil {
+			t.release(rest, nil)
+		}
+		return err
+	}
 	x := detach(ctx)
 	rest, err := t.exchange(x.ctx, msg, p)
 	if rest == nil {
@@ -145,6 +154,21 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	t.release(rest, x)
 	return err
+}
+
+// parkingTransport is a RoundTripper whose response bodies for a URL can
+// be parked (h1's, for the plain-HTTP URLs it serves itself).
+type parkingTransport interface {
+	Parks(u *url.URL) bool
+}
+
+// parks reports whether the rest of a reply stream will be parked
+// (release) rather than read in the background: the client's Transport
+// serves the endpoint itself and parks, and the client does not wrap the
+// exchange (cookies, a timeout).
+func (t *httpTransport) parks() bool {
+	pt, ok := t.hc.Transport.(parkingTransport)
+	return ok && t.u != nil && t.hc.Jar == nil && t.hc.Timeout == 0 && pt.Parks(t.u)
 }
 
 // exchange POSTs one message and reads the reply as send does. It returns
@@ -393,18 +417,29 @@ func (e *endReader) Read(p []byte) (int, error) {
 // rest is read to its end in the background, so that its connection goes
 // back to the pool instead of being closed, and its exchange x outlives
 // the call until then.
+//
+// x is nil when the exchange ran under the call's own context (parks): a
+// body the transport did not park after all (a redirect through the
+// client) is then read in the background too, and loses its connection
+// if the call's context ends first.
 func (t *httpTransport) release(rest io.ReadCloser, x *detached) {
-	x.stop()
+	if x != nil {
+		x.stop()
+	}
 	if p, ok := rest.(parker); ok {
 		p.Park(t.drainWait)
-		x.cancel()
+		if x != nil {
+			x.cancel()
+		}
 		return
 	}
 	t.drains.Add(1)
 	go func() {
 		defer t.drains.Done()
 		drain(rest, t.drainWait)
-		x.cancel()
+		if x != nil {
+			x.cancel()
+		}
 	}()
 }
 
