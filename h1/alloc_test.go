@@ -1,9 +1,13 @@
 package h1
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"net"
 	"net/url"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +65,42 @@ func TestHostPortAllocs(t *testing.T) {
 	u, _ := url.Parse("http://127.0.0.1:8080/mcp")
 	if n := testing.AllocsPerRun(100, func() { hostPort(u) }); n != 0 {
 		t.Errorf("hostPort allocates %v times, want 0", n)
+	}
+}
+
+// TestCopyBody checks that a request's body is copied whole past the
+// size of the write buffer, that a body shorter than its length fails,
+// and that the copy allocates nothing.
+func TestCopyBody(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 3000) // 30,000 bytes, several write buffers
+	var out bytes.Buffer
+	w := bufio.NewWriterSize(&out, writeBufSize)
+	if err := copyBody(w, bytes.NewReader(body), int64(len(body))); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	if !bytes.Equal(out.Bytes(), body) {
+		t.Fatalf("copied %d bytes, not the body's %d", out.Len(), len(body))
+	}
+	if err := copyBody(w, bytes.NewReader(body[:10]), 11); err != io.ErrUnexpectedEOF {
+		t.Errorf("a short body gave %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+	d := bufio.NewWriterSize(io.Discard, writeBufSize)
+	r := bytes.NewReader(body)
+	if n := testing.AllocsPerRun(100, func() {
+		r.Reset(body)
+		copyBody(d, r, int64(len(body)))
+	}); n != 0 {
+		t.Errorf("copyBody allocates %v times, want 0", n)
+	}
+}
+
+// A request whose body is larger than the write buffer arrives whole.
+func TestLargeBody(t *testing.T) {
+	s := mustServer(t, echo)
+	tr := newTransport(t, nil)
+	body := strings.Repeat("x", 100<<10)
+	if _, got := mustPost(t, tr, s.URL+"/json", body); got != body {
+		t.Fatalf("echoed %d bytes, want %d", len(got), len(body))
 	}
 }
