@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -335,7 +334,7 @@ func (e *StatusError) transient() bool {
 // readReply reads the reply to the request p, and closes its body, or
 // returns the rest of a reply stream whose answer came (readStream).
 func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) (rest io.ReadCloser, err error) {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/event-stream" {
 		return t.readStream(ctx, resp.Body, p)
 	}
@@ -515,7 +514,7 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (io.ReadCloser, 
 	if err != nil {
 		return nil, err
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode/100 == 2 && mt == "text/event-stream" {
 		return resp.Body, nil
 	}
