@@ -10,6 +10,9 @@
 // Connections come from the Dial function, which is where the SSRF guard
 // checks every address (netguard). An idle connection the server closed
 // is noticed before reuse (Linux: a peek that does not wait) and dropped.
+// A response body whose caller needs no more of it can be parked (Park):
+// its connection waits in the pool and its rest is read before the next
+// request once it has come, with no goroutine waiting for it meanwhile.
 //
 // The package imports only the standard library.
 package h1

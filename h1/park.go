@@ -66,11 +66,18 @@ func (c *conn) ready(idleTimeout time.Duration) connState {
 	return connDone
 }
 
+// restReadWait bounds how long the request that takes a connection
+// waits for the rest of a parked body once some of it has come: the end
+// of a stream is a few bytes in one segment; a server still streaming
+// loses the connection rather than delay the request.
+const restReadWait = 2 * time.Millisecond
+
 // finishRest reads a parked body's rest to its end once some of it has
-// come, bounded by the time it was given (the connection's deadline
-// meanwhile).
+// come, bounded by restReadWait and the time it was given (the
+// connection's deadline meanwhile).
 func (c *conn) finishRest() connState {
-	if !time.Now().Before(c.restBy) {
+	now := time.Now()
+	if !now.Before(c.restBy) {
 		return connDone
 	}
 	if c.br.Buffered() == 0 {
@@ -81,7 +88,11 @@ func (c *conn) finishRest() connState {
 			return connDone
 		}
 	}
-	if c.nc.SetReadDeadline(c.restBy) != nil {
+	deadline := now.Add(restReadWait)
+	if c.restBy.Before(deadline) {
+		deadline = c.restBy
+	}
+	if c.nc.SetReadDeadline(deadline) != nil {
 		return connDone
 	}
 	_, err := io.Copy(io.Discard, c.rest)

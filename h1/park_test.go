@@ -160,3 +160,63 @@ func TestParkClosingResponse(t *testing.T) {
 		t.Errorf("%d idle connections, want 0", n)
 	}
 }
+
+// A parked body whose server goes on streaming instead of ending it
+// loses its connection to the next request, which does not wait for the
+// end: it goes on a new connection.
+func TestParkedBodyStillStreamingIsClosed(t *testing.T) {
+	sent := make(chan struct{})
+	stop := make(chan struct{})
+	defer close(stop)
+	s := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.URL.Path != "/hold" {
+			io.WriteString(w, "ok")
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: answer\n\n")
+		w.(http.Flusher).Flush()
+		io.WriteString(w, "data: more\n\n") // after the answer, and no end
+		w.(http.Flusher).Flush()
+		close(sent)
+		<-stop
+	})
+	tr := newTransport(t, nil)
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/hold", strings.NewReader("{}"))
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReaderSize(resp.Body, 16).ReadString('\n'); err != nil || line != "data: answer\n" {
+		t.Fatalf("got %q, %v", line, err)
+	}
+	resp.Body.(interface{ Park(time.Duration) }).Park(time.Hour)
+	<-sent
+	done := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/json", strings.NewReader("{}"))
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		done <- string(b)
+	}()
+	select {
+	case got := <-done:
+		if got != "ok" {
+			t.Fatalf("got %q", got)
+		}
+	case <-time.After(10 * time.Second): // not a timing: the parked body never ends
+		t.Fatal("the request waited for the end of a parked body that never ends")
+	}
+	if n := s.conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2", n)
+	}
+	if n := tr.Idle(); n != 1 {
+		t.Errorf("%d idle connections, want 1: the streaming one was kept", n)
+	}
+}
