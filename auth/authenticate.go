@@ -2,7 +2,9 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -15,6 +17,10 @@ import (
 // HeaderAgentKey is the header that may carry an agent key instead of
 // Authorization.
 const HeaderAgentKey = "X-Agent-API-Key"
+
+// agentKeyField is HeaderAgentKey as net/http keys it (canonical form), so
+// that reading it does not canonicalize the name on every request.
+const agentKeyField = "X-Agent-Api-Key"
 
 // Keys is what the authenticator needs of the key store.
 type Keys interface {
@@ -54,7 +60,23 @@ type Authenticator struct {
 	opts Options
 
 	mu    sync.Mutex
-	cache map[string]*cachedKey // by hash
+	cache map[keyHash]*cachedKey
+}
+
+// keyHash is the SHA-256 of a key's secret, what the cache is keyed by:
+// its hex form (HashSecret), what the store is keyed by, is made only when
+// the store is asked.
+type keyHash [sha256.Size]byte
+
+// hashOf is the keyHash of secret; a secret of the usual length is copied
+// on the stack, not into a new slice.
+func hashOf(secret string) keyHash {
+	var buf [128]byte
+	if len(secret) <= len(buf) {
+		n := copy(buf[:], secret)
+		return sha256.Sum256(buf[:n])
+	}
+	return sha256.Sum256([]byte(secret))
 }
 
 // cachedKey is a key looked up recently.
@@ -66,7 +88,7 @@ type cachedKey struct {
 
 // NewAuthenticator returns an authenticator over keys.
 func NewAuthenticator(keys Keys, opts *Options) *Authenticator {
-	a := &Authenticator{keys: keys, cache: map[string]*cachedKey{}}
+	a := &Authenticator{keys: keys, cache: map[keyHash]*cachedKey{}}
 	if opts != nil {
 		a.opts = *opts
 	}
@@ -106,14 +128,18 @@ func (a *Authenticator) Authenticate(r *http.Request) (*mcpgate.Credential, erro
 // presented returns the one credential a request carries. The same agent
 // key in both headers counts once.
 func presented(r *http.Request) (string, error) {
-	if len(r.Header.Values("Authorization")) > 1 || len(r.Header.Values(HeaderAgentKey)) > 1 {
+	agentKeys := r.Header[agentKeyField]
+	if len(r.Header["Authorization"]) > 1 || len(agentKeys) > 1 {
 		return "", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "the request repeats a credential header; send exactly one credential")
 	}
 	bearer, err := bearerToken(r.Header.Get("Authorization"))
 	if err != nil {
 		return "", err
 	}
-	agentKey := strings.TrimSpace(r.Header.Get(HeaderAgentKey))
+	var agentKey string
+	if len(agentKeys) == 1 {
+		agentKey = strings.TrimSpace(agentKeys[0])
+	}
 	if agentKey != "" && !strings.HasPrefix(agentKey, mcpgate.AgentKeyPrefix) {
 		return "", mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "%s must hold an agent API key (bak_…)", HeaderAgentKey)
 	}
@@ -147,7 +173,7 @@ func (a *Authenticator) apiKey(ctx context.Context, secret string) (*mcpgate.Cre
 	if !wellFormed(secret) {
 		return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "unknown API key")
 	}
-	k, err := a.lookup(ctx, HashSecret(secret))
+	k, err := a.lookup(ctx, hashOf(secret))
 	if err != nil {
 		return nil, err
 	}
@@ -165,13 +191,13 @@ func (a *Authenticator) apiKey(ctx context.Context, secret string) (*mcpgate.Cre
 }
 
 // lookup finds a key by hash, through the cache, and records its use.
-func (a *Authenticator) lookup(ctx context.Context, hash string) (*mcpgate.APIKey, error) {
+func (a *Authenticator) lookup(ctx context.Context, hash keyHash) (*mcpgate.APIKey, error) {
 	now := a.opts.Now()
 	a.mu.Lock()
 	c := a.cache[hash]
 	a.mu.Unlock()
 	if c == nil || now.Sub(c.fetched) > a.opts.CacheTTL {
-		k, err := a.keys.FindKeyByHash(ctx, hash)
+		k, err := a.keys.FindKeyByHash(ctx, hex.EncodeToString(hash[:]))
 		if mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND {
 			return nil, mcpgate.Errorf(mcpgate.EUNAUTHORIZED, "unknown API key")
 		} else if err != nil {
@@ -184,7 +210,7 @@ func (a *Authenticator) lookup(ctx context.Context, hash string) (*mcpgate.APIKe
 }
 
 // store caches a fresh lookup, keeping when the key was last touched.
-func (a *Authenticator) store(hash string, k *mcpgate.APIKey, now time.Time, old *cachedKey) *cachedKey {
+func (a *Authenticator) store(hash keyHash, k *mcpgate.APIKey, now time.Time, old *cachedKey) *cachedKey {
 	c := &cachedKey{key: k, fetched: now}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -222,7 +248,11 @@ func (a *Authenticator) touch(c *cachedKey, now time.Time) {
 // Forget drops a cached key so that a revocation made in this process takes
 // effect at once.
 func (a *Authenticator) Forget(hash string) {
+	var h keyHash
+	if n, err := hex.Decode(h[:], []byte(hash)); err != nil || n != len(h) {
+		return // not a hash of ours: nothing cached under it
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.cache, hash)
+	delete(a.cache, h)
 }

@@ -2,8 +2,9 @@
 
 package h1
 
-import "net"
+// peeker is not used here.
+type peeker struct{}
 
-// alive cannot peek here: an idle connection counts as open, and a
-// request on one the server closed fails.
-func alive(net.Conn) bool { return true }
+// peekNow cannot peek here: an idle connection counts as open (a request
+// on one the server closed fails), and a parked body's rest is waited for.
+func (c *conn) peekNow() peekState { return peekUnknown }

@@ -3,28 +3,60 @@
 package h1
 
 import (
-	"net"
 	"syscall"
 )
 
-// alive reports whether an idle connection is still open: a peek that
-// does not wait finds nothing to read (EAGAIN). The server's close (end
-// of file) or anything it sent unasked means the connection is done.
-func alive(nc net.Conn) bool {
-	sc, ok := nc.(syscall.Conn)
+// peeker looks at an idle connection without reading from it. It is made
+// once per connection, with the function raw.Read runs, so that a peek
+// allocates nothing.
+type peeker struct {
+	raw   syscall.RawConn
+	buf   [1]byte
+	state peekState
+	fn    func(fd uintptr) bool
+}
+
+// newPeeker returns the peeker of c's connection, nil when it has no
+// file descriptor to peek at.
+func newPeeker(c *conn) *peeker {
+	sc, ok := c.nc.(syscall.Conn)
 	if !ok {
-		return true
+		return nil
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return false
+		return nil
 	}
-	open := false
-	var buf [1]byte
-	err = raw.Read(func(fd uintptr) bool {
-		_, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		open = rerr == syscall.EAGAIN || rerr == syscall.EWOULDBLOCK
-		return true
-	})
-	return err == nil && open
+	p := &peeker{raw: raw}
+	p.fn = p.peek
+	return p
+}
+
+// peek records what waits to be read.
+func (p *peeker) peek(fd uintptr) bool {
+	n, _, err := syscall.Recvfrom(int(fd), p.buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	switch {
+	case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+		p.state = peekNothing
+	case err == nil && n > 0:
+		p.state = peekData
+	default:
+		p.state = peekClosed
+	}
+	return true
+}
+
+// peekNow looks at what waits to be read on c, without waiting.
+func (c *conn) peekNow() peekState {
+	if c.peek == nil {
+		if c.peek = newPeeker(c); c.peek == nil {
+			return peekUnknown
+		}
+	}
+	p := c.peek
+	p.state = peekClosed
+	if err := p.raw.Read(p.fn); err != nil {
+		return peekClosed
+	}
+	return p.state
 }

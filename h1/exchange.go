@@ -1,6 +1,7 @@
 package h1
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net/http"
@@ -49,17 +50,40 @@ func (c *conn) write(req *http.Request) error {
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	if hasBody || req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch {
 		w.WriteString("Content-Length: ")
-		w.WriteString(strconv.FormatInt(max(req.ContentLength, 0), 10))
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), max(req.ContentLength, 0), 10))
 		w.WriteString("\r\n")
 	}
 	writeHeader(w, req.Header)
 	w.WriteString("\r\n")
 	if hasBody {
-		if _, err := io.CopyN(w, req.Body, req.ContentLength); err != nil {
+		if err := copyBody(w, req.Body, req.ContentLength); err != nil {
 			return err
 		}
 	}
 	return w.Flush()
+}
+
+// copyBody copies n bytes of body into w's buffer, flushing it as it
+// fills: io.CopyN would wrap body in a LimitReader for every request.
+func copyBody(w *bufio.Writer, body io.Reader, n int64) error {
+	for n > 0 {
+		if w.Available() == 0 {
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		buf := w.AvailableBuffer()[:min(int64(w.Available()), n)]
+		k, err := body.Read(buf)
+		w.Write(buf[:k])
+		n -= int64(k)
+		switch {
+		case err == io.EOF && n > 0:
+			return io.ErrUnexpectedEOF
+		case err != nil && err != io.EOF:
+			return err
+		}
+	}
+	return nil
 }
 
 // headerWriter is what writeHeader writes to.

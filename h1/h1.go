@@ -10,6 +10,9 @@
 // Connections come from the Dial function, which is where the SSRF guard
 // checks every address (netguard). An idle connection the server closed
 // is noticed before reuse (Linux: a peek that does not wait) and dropped.
+// A response body whose caller needs no more of it can be parked (Park):
+// its connection waits in the pool and its rest is read before the next
+// request once it has come, with no goroutine waiting for it meanwhile.
 //
 // The package imports only the standard library.
 package h1
@@ -19,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -61,6 +65,11 @@ type conn struct {
 	addr   string
 	idleAt time.Time
 	reused bool
+	peek   *peeker // made at the first reuse (alive)
+	// rest is the unread end of a parked body (Park), read before the
+	// next request, if it has come by restBy.
+	rest   io.Reader
+	restBy time.Time
 }
 
 // RoundTrip sends req and returns its response, whose body must be read
@@ -107,13 +116,13 @@ func (t *Transport) handles(req *http.Request) bool {
 	return req.Trailer == nil && req.Header.Get("Expect") == ""
 }
 
-// hostPort is u's host with its port, 80 by default.
+// hostPort is u's host with its port, 80 by default. A host that names
+// its port is already that (brackets of IPv6 included), without a copy.
 func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "80"
+	if u.Port() != "" {
+		return u.Host
 	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return net.JoinHostPort(u.Hostname(), "80")
 }
 
 // closeBody closes a request's body, as a RoundTripper must even on

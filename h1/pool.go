@@ -15,17 +15,29 @@ const (
 
 // conn returns an idle connection to addr that is still open, or a new
 // one.
+// Connections whose parked body has not ended yet are passed over, and
+// go back to the pool.
 func (t *Transport) conn(ctx context.Context, addr string) (*conn, error) {
+	var waiting []*conn
+	defer func() {
+		for _, c := range waiting {
+			t.put(c)
+		}
+	}()
 	for {
 		c := t.takeIdle(addr)
 		if c == nil {
 			break
 		}
-		if time.Since(c.idleAt) < t.idleTimeout() && c.br.Buffered() == 0 && alive(c.nc) {
+		switch c.ready(t.idleTimeout()) {
+		case connReady:
 			c.reused = true
 			return c, nil
+		case connWaiting:
+			waiting = append(waiting, c)
+		default:
+			c.nc.Close()
 		}
-		c.nc.Close()
 	}
 	nc, err := t.Dial(ctx, "tcp", addr)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 // httpTransport speaks Streamable HTTP to one endpoint.
 type httpTransport struct {
 	url    string
+	u      *url.URL // url parsed once, nil if it does not parse
 	hc     *http.Client
 	header http.Header // the caller's headers, on every request
 
@@ -32,15 +32,16 @@ type httpTransport struct {
 	drainWait time.Duration
 }
 
-// NewHTTP returns a Streamable HTTP transport to url through hc, whose
+// NewHTTP returns a Streamable HTTP transport to endpoint through hc, whose
 // Transport pools connections (keep-alive). header, which may hold
 // secrets, goes on every request; hc must not follow redirects to other
 // origins with it (the caller's client decides).
-func NewHTTP(url string, hc *http.Client, header http.Header) Transport {
+func NewHTTP(endpoint string, hc *http.Client, header http.Header) Transport {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &httpTransport{url: url, hc: hc, header: header, drainWait: defaultDrainWait}
+	u, _ := url.Parse(endpoint)
+	return &httpTransport{url: endpoint, u: u, hc: hc, header: header, drainWait: defaultDrainWait}
 }
 
 func (t *httpTransport) start(s *Session) error { t.s = s; return nil }
@@ -62,11 +63,7 @@ func (t *httpTransport) initialized() {
 
 // request builds a request to the endpoint with the session's headers.
 func (t *httpTransport) request(ctx context.Context, method string, body []byte) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, t.url, rd)
+	req, err := t.newRequest(ctx, method, body)
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +81,68 @@ func (t *httpTransport) request(ctx context.Context, method string, body []byte)
 	return req, nil
 }
 
+// newRequest is http.NewRequestWithContext without parsing the endpoint's
+// URL again for every request (a copy of the one parsed by NewHTTP), and
+// with the message as a body that closes itself and gives itself again
+// for a redirect (getBody), where net/http wraps a reader in two more
+// values and a closure.
+func (t *httpTransport) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	if t.u == nil {
+		return http.NewRequestWithContext(ctx, method, t.url, nil) // reports why the URL does not parse
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	*req.URL = *t.u
+	req.Host = strings.TrimSuffix(t.u.Host, ":")
+	if len(body) > 0 {
+		req.Body = newPostBody(body)
+		req.ContentLength = int64(len(body))
+	}
+	return req, nil
+}
+
+// postBody is the body of a request that posts one message.
+type postBody struct {
+	bytes.Reader
+	b []byte
+}
+
+// newPostBody returns the body of a request posting b.
+func newPostBody(b []byte) *postBody {
+	pb := &postBody{b: b}
+	pb.Reset(b)
+	return pb
+}
+
+// Close does nothing: the message is a slice.
+func (m *postBody) Close() error { return nil }
+
+// getBody sets req.GetBody for a message, which a redirect reads again.
+func getBody(req *http.Request) {
+	m, ok := req.Body.(*postBody)
+	if !ok || req.GetBody != nil {
+		return
+	}
+	b := m.b
+	req.GetBody = func() (io.ReadCloser, error) { return newPostBody(b), nil }
+}
+
 // send POSTs one message; for a request it reads the reply (JSON, or an
 // event stream resumed as needed) until the response comes.
 func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error {
 	if p == nil {
 		_, err := t.exchange(ctx, msg, nil)
+		return err
+	}
+	if t.parks() {
+		// The rest of a reply stream is parked before the call returns:
+		// the exchange needs no context of its own.
+		rest, err := t.exchange(ctx, msg, p)
+		if rest != nil {
+			t.release(rest, nil)
+		}
 		return err
 	}
 	x := detach(ctx)
@@ -99,6 +153,21 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, p *pending) error 
 	}
 	t.release(rest, x)
 	return err
+}
+
+// parkingTransport is a RoundTripper whose response bodies for a URL can
+// be parked (h1's, for the plain-HTTP URLs it serves itself).
+type parkingTransport interface {
+	Parks(u *url.URL) bool
+}
+
+// parks reports whether the rest of a reply stream will be parked
+// (release) rather than read in the background: the client's Transport
+// serves the endpoint itself and parks, and the client does not wrap the
+// exchange (cookies, a timeout).
+func (t *httpTransport) parks() bool {
+	pt, ok := t.hc.Transport.(parkingTransport)
+	return ok && t.u != nil && t.hc.Jar == nil && t.hc.Timeout == 0 && pt.Parks(t.u)
 }
 
 // exchange POSTs one message and reads the reply as send does. It returns
@@ -181,6 +250,7 @@ var (
 // client, whose policy follows it (or not).
 func (t *httpTransport) do(req *http.Request) (*http.Response, error) {
 	if t.hc.Jar != nil || t.hc.Timeout != 0 {
+		getBody(req)
 		return t.hc.Do(req)
 	}
 	rt := t.hc.Transport
@@ -203,6 +273,7 @@ func (t *httpTransport) do(req *http.Request) (*http.Response, error) {
 // redirected sends req again through the client, which follows the
 // redirect its first try met.
 func (t *httpTransport) redirected(req *http.Request) (*http.Response, error) {
+	getBody(req)
 	again := req.Clone(req.Context())
 	if req.GetBody != nil {
 		body, err := req.GetBody()
@@ -263,7 +334,7 @@ func (e *StatusError) transient() bool {
 // readReply reads the reply to the request p, and closes its body, or
 // returns the rest of a reply stream whose answer came (readStream).
 func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) (rest io.ReadCloser, err error) {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/event-stream" {
 		return t.readStream(ctx, resp.Body, p)
 	}
@@ -339,17 +410,42 @@ func (e *endReader) Read(p []byte) (int, error) {
 
 // release takes the rest of a reply stream whose answer came. A server
 // ends the stream right after the answer, but often in a write of its
-// own: the answer does not wait for it. The rest is read to its end in
-// the background, so that its connection goes back to the pool instead of
-// being closed, and its exchange x outlives the call until then.
+// own: the answer does not wait for it. A transport that can park the
+// rest (package h1) gives the connection back to its pool with the rest
+// unread, to be read before the connection's next request; otherwise the
+// rest is read to its end in the background, so that its connection goes
+// back to the pool instead of being closed, and its exchange x outlives
+// the call until then.
+//
+// x is nil when the exchange ran under the call's own context (parks): a
+// body the transport did not park after all (a redirect through the
+// client) is then read in the background too, and loses its connection
+// if the call's context ends first.
 func (t *httpTransport) release(rest io.ReadCloser, x *detached) {
-	x.stop()
+	if x != nil {
+		x.stop()
+	}
+	if p, ok := rest.(parker); ok {
+		p.Park(t.drainWait)
+		if x != nil {
+			x.cancel()
+		}
+		return
+	}
 	t.drains.Add(1)
 	go func() {
 		defer t.drains.Done()
 		drain(rest, t.drainWait)
-		x.cancel()
+		if x != nil {
+			x.cancel()
+		}
 	}()
+}
+
+// parker is a response body that can give its connection back with its
+// rest unread (h1's).
+type parker interface {
+	Park(wait time.Duration)
 }
 
 // defaultDrainWait bounds the wait for the end of a reply stream whose
@@ -418,7 +514,7 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (io.ReadCloser, 
 	if err != nil {
 		return nil, err
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode/100 == 2 && mt == "text/event-stream" {
 		return resp.Body, nil
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"time"
@@ -193,7 +192,7 @@ func (t *httpTransport) isStateless() bool {
 // header mismatch with a 4xx status and the error as the body), nil when
 // the body is not one.
 func rpcRefusal(resp *http.Response) error {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt != "application/json" {
 		return nil
 	}

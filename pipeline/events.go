@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -41,9 +41,33 @@ func (p *Pipeline) publish(ctx context.Context, call *mcpgate.Call, id, outcome 
 	if outcome == mcpgate.OutcomeOK || outcome == mcpgate.OutcomeReplayed {
 		typ = mcpgate.EventCallCompleted
 	}
-	b, _ := json.Marshal(&data) // strings and a number: cannot fail
+	b := data.appendJSON(make([]byte, 0, 160))
 	p.opts.Events.Publish(ctx, &mcpgate.Event{ID: mcpgate.NewID("evt_"), Type: typ, CreatedAt: p.opts.Now().UTC(),
 		UserID: call.Agent.OwnerID, AgentID: call.Agent.ID, Data: b})
+}
+
+// appendJSON appends the data as encoding/json marshals it (fields in
+// order, empty optional ones left out), without its reflection.
+func (d *callEventData) appendJSON(b []byte) []byte {
+	b = append(b, `{"call_id":`...)
+	b = mcpgate.AppendJSONString(b, d.CallID)
+	b = append(b, `,"agent":`...)
+	b = mcpgate.AppendJSONString(b, d.Agent)
+	if d.Skill != "" {
+		b = append(b, `,"skill":`...)
+		b = mcpgate.AppendJSONString(b, d.Skill)
+	}
+	b = append(b, `,"tool":`...)
+	b = mcpgate.AppendJSONString(b, d.Tool)
+	b = append(b, `,"outcome":`...)
+	b = mcpgate.AppendJSONString(b, d.Outcome)
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendInt(b, d.DurationMS, 10)
+	if d.Error != "" {
+		b = append(b, `,"error":`...)
+		b = mcpgate.AppendJSONString(b, d.Error)
+	}
+	return append(b, '}')
 }
 
 // eventError says why a call failed: the gateway's own message for an

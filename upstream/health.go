@@ -22,8 +22,9 @@ type healthWriter struct {
 	// across the store's round trip, mu never is, so that a call's record
 	// (called, on the call's path) never waits for a write.
 	writing   sync.Mutex
-	mu        sync.Mutex // guards h and lastWrite
+	mu        sync.Mutex // guards h, lastCall and lastWrite
 	h         mcpgate.SkillHealth
+	lastCall  time.Time // of the last successful call, put in h when written
 	lastWrite time.Time // of a call's time
 }
 
@@ -88,7 +89,7 @@ func (w *healthWriter) stopped(ctx context.Context) {
 func (w *healthWriter) called() {
 	now := time.Now()
 	w.mu.Lock()
-	w.h.LastCallAt = &now
+	w.lastCall = now
 	due := now.Sub(w.lastWrite) >= callWriteEvery
 	if due {
 		w.lastWrite = now
@@ -104,6 +105,10 @@ func (w *healthWriter) update(ctx context.Context, change func(h *mcpgate.SkillH
 	w.writing.Lock()
 	defer w.writing.Unlock()
 	w.mu.Lock()
+	if !w.lastCall.IsZero() && (w.h.LastCallAt == nil || !w.h.LastCallAt.Equal(w.lastCall)) {
+		last := w.lastCall // a copy only when written, not on every call
+		w.h.LastCallAt = &last
+	}
 	changed := change(&w.h)
 	h := w.h
 	w.mu.Unlock()

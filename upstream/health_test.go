@@ -40,3 +40,38 @@ func TestCalledDoesNotWaitForWrite(t *testing.T) {
 	}()
 	waitFor(t, "a call recorded during a stalled write", done.Load)
 }
+
+// recordingHealth is a SkillHealthStore that keeps the last write.
+type recordingHealth struct {
+	wrote chan mcpgate.SkillHealth
+}
+
+func (s *recordingHealth) PutSkillHealth(_ context.Context, h *mcpgate.SkillHealth) error {
+	s.wrote <- *h
+	return nil
+}
+
+func (s *recordingHealth) ListSkillHealth(context.Context, string) ([]*mcpgate.SkillHealth, error) {
+	return nil, nil
+}
+
+// Recording a call between writes allocates nothing (it runs on every
+// call), and the time written is the last call's.
+func TestCalledAllocs(t *testing.T) {
+	store := &recordingHealth{wrote: make(chan mcpgate.SkillHealth, 4)}
+	var w healthWriter
+	w.init(New(&Options{Health: store, Logger: quietLogger()}), &mcpgate.Skill{AgentID: "agent1", Name: "s1"})
+	w.called() // due: written in the background
+	first := <-store.wrote
+	if first.LastCallAt == nil || first.LastCallAt.IsZero() {
+		t.Fatalf("the call's time was not written: %+v", first)
+	}
+	if n := testing.AllocsPerRun(100, w.called); n != 0 {
+		t.Errorf("called allocates %v times between writes, want 0", n)
+	}
+	w.state(mcpgate.HealthError) // a change of state writes the last call's time too
+	h := <-store.wrote
+	if h.LastCallAt == nil || !h.LastCallAt.After(*first.LastCallAt) {
+		t.Errorf("the write after more calls has LastCallAt %v, want after %v", h.LastCallAt, first.LastCallAt)
+	}
+}

@@ -1,0 +1,104 @@
+package h1
+
+import (
+	"io"
+	"net/url"
+	"time"
+)
+
+// Park gives the response's connection back to the pool with the rest of
+// the body unread, for a caller that needs no more of it but whose server
+// ends the body in a later write (an event stream closed right after its
+// last event): the caller does not wait for that end, and no goroutine or
+// timer waits for it either. The transport reads the rest to its end,
+// discarding it, when it next needs the connection and the rest has come;
+// until then the connection is passed over, and past wait it is closed.
+// Park ends the request context's watch over the connection, as reading
+// the body to its end does; the body must not be used after.
+func (b *body) Park(wait time.Duration) {
+	b.mu.Lock()
+	if b.done {
+		b.mu.Unlock()
+		return
+	}
+	b.done = true
+	b.mu.Unlock()
+	if b.stop() && b.reuse {
+		b.c.rest = b.rc
+		b.c.restBy = time.Now().Add(wait)
+		b.t.put(b.c)
+		return
+	}
+	b.c.nc.Close()
+}
+
+// Parks reports whether the responses to requests for u come from this
+// transport itself, whose bodies can be parked (Park): plain http:// URLs
+// without user information. (A request with a body of unknown length, a
+// trailer or Expect goes to Next all the same.)
+func (t *Transport) Parks(u *url.URL) bool {
+	return u.Scheme == "http" && u.User == nil
+}
+
+// connState is whether an idle connection can carry a request.
+type connState int
+
+const (
+	connReady   connState = iota
+	connWaiting           // a parked body's rest has not come yet
+	connDone              // closed, expired, or in an unknown state
+)
+
+// ready says whether c, taken from the pool, can carry a request now,
+// reading a parked body's rest first.
+func (c *conn) ready(idleTimeout time.Duration) connState {
+	if time.Since(c.idleAt) >= idleTimeout {
+		return connDone
+	}
+	if c.rest != nil {
+		if st := c.finishRest(); st != connReady {
+			return st
+		}
+	}
+	if c.br.Buffered() == 0 && c.alive() {
+		return connReady
+	}
+	return connDone
+}
+
+// restReadWait bounds how long the request that takes a connection
+// waits for the rest of a parked body once some of it has come: the end
+// of a stream is a few bytes in one segment; a server still streaming
+// loses the connection rather than delay the request.
+const restReadWait = 2 * time.Millisecond
+
+// finishRest reads a parked body's rest to its end once some of it has
+// come, bounded by restReadWait and the time it was given (the
+// connection's deadline meanwhile).
+func (c *conn) finishRest() connState {
+	now := time.Now()
+	if !now.Before(c.restBy) {
+		return connDone
+	}
+	if c.br.Buffered() == 0 {
+		switch c.peekNow() {
+		case peekNothing:
+			return connWaiting
+		case peekClosed:
+			return connDone
+		}
+	}
+	deadline := now.Add(restReadWait)
+	if c.restBy.Before(deadline) {
+		deadline = c.restBy
+	}
+	if c.nc.SetReadDeadline(deadline) != nil {
+		return connDone
+	}
+	_, err := io.Copy(io.Discard, c.rest)
+	c.rest = nil
+	if err != nil || c.nc.SetReadDeadline(time.Time{}) != nil {
+		return connDone
+	}
+	return connReady
+}
