@@ -35,16 +35,16 @@ func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelt
 	wake := b.hub.subscribe(topic)
 	defer b.hub.unsubscribe(topic, wake)
 	var a *asker
-	named := m.ID == ""
+	madeID := m.ID == ""
 	if b.broker == nil {
-		if named {
+		if madeID {
 			m.ID = mcpgate.NewID("msg_") // to wait under before it is posted
 		}
 		a = b.askers.add(m.ID)
 		defer b.askers.remove(m.ID)
 	}
 	if err := b.Post(ctx, m); err != nil {
-		if named {
+		if madeID {
 			m.ID = "" // not posted
 		}
 		return nil, err

@@ -134,6 +134,18 @@ type body struct {
 	done bool
 }
 
+// end marks the body ended and reports whether this call ended it: a body
+// ends once, by whichever of its end, Close or Park comes first.
+func (b *body) end() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return false
+	}
+	b.done = true
+	return true
+}
+
 // Read reads the body; its end gives the connection back.
 func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
@@ -162,13 +174,9 @@ func (b *body) Close() error {
 // finish gives the connection back when the body ended cleanly (eof) and
 // the request's context did not close it; it closes it otherwise.
 func (b *body) finish(eof bool) {
-	b.mu.Lock()
-	if b.done {
-		b.mu.Unlock()
+	if !b.end() {
 		return
 	}
-	b.done = true
-	b.mu.Unlock()
 	if eof && b.stop() && b.reuse {
 		b.t.put(b.c)
 		return

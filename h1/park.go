@@ -16,13 +16,9 @@ import (
 // Park ends the request context's watch over the connection, as reading
 // the body to its end does; the body must not be used after.
 func (b *body) Park(wait time.Duration) {
-	b.mu.Lock()
-	if b.done {
-		b.mu.Unlock()
+	if !b.end() {
 		return
 	}
-	b.done = true
-	b.mu.Unlock()
 	if b.stop() && b.reuse {
 		b.c.rest = b.rc
 		b.c.restBy = time.Now().Add(wait)

@@ -426,13 +426,13 @@ func TestRedirectFollowsClientPolicy(t *testing.T) {
 	}
 }
 
-// A request's method is written as a JSON string, escaped only when it
-// needs to be.
+// A request's method is written as a JSON string, as encoding/json writes
+// it (mcpgate.AppendJSONString).
 func TestAppendString(t *testing.T) {
 	for _, s := range []string{"tools/call", "", `a"b`, `a\b`, "a\nb", "é", "<&>", "\x7f"} {
 		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); string(got) != string(want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		if got := mcpgate.AppendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("AppendJSONString(%q) = %s, want %s", s, got, want)
 		}
 	}
 }

@@ -191,7 +191,7 @@ func appendNotification(b []byte, method string, params json.RawMessage) []byte 
 
 // appendMethod appends the method and params members and ends the object.
 func appendMethod(b []byte, method string, params json.RawMessage) []byte {
-	b = appendString(append(b, `,"method":`...), method)
+	b = mcpgate.AppendJSONString(append(b, `,"method":`...), method)
 	if len(params) > 0 {
 		b = append(append(b, `,"params":`...), params...)
 	}
@@ -212,16 +212,4 @@ func appendError(b []byte, id json.RawMessage, e *mcpgate.RPCError) []byte {
 	eb, _ := json.Marshal(e)
 	b = append(append(b, `{"jsonrpc":"2.0","id":`...), id...)
 	return append(append(append(b, `,"error":`...), eb...), '}')
-}
-
-// appendString appends s as a JSON string: as it is when it needs no
-// escaping (method names do not), else as encoding/json writes it.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
 }

@@ -94,11 +94,11 @@ func callParams(name string, args json.RawMessage, token string, tc mcpgate.Trac
 	}
 	b := make([]byte, 0, len(args)+len(name)+len(token)+64)
 	b = append(b, `{"name":`...)
-	b = appendString(b, name)
+	b = mcpgate.AppendJSONString(b, name)
 	b = append(b, `,"arguments":`...)
 	b = append(b, args...)
 	b = append(b, `,"_meta":{"progressToken":`...)
-	b = appendString(b, token)
+	b = mcpgate.AppendJSONString(b, token)
 	tc.SetHeaders(func(k, v string) {
 		b = append(b, ',')
 		b = append(b, mustJSON(k)...)
@@ -106,18 +106,6 @@ func callParams(name string, args json.RawMessage, token string, tc mcpgate.Trac
 		b = append(b, mustJSON(v)...)
 	})
 	return append(b, "}}"...)
-}
-
-// appendString appends s as a JSON string: as it is when it needs no
-// escaping (tool names and progress tokens seldom do), else as
-// encoding/json writes it.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return append(b, mustJSON(s)...)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
 }
 
 // isError reads a CallToolResult's isError, looking only when the member
