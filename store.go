@@ -24,6 +24,7 @@ type Store interface {
 	TaskStore
 	PeerMessageStore
 	StreamEventStore
+	SettingStore
 
 	// Tx runs fn with a Store whose changes are committed together when fn
 	// returns nil and rolled back when it returns an error.

@@ -26,7 +26,7 @@ func TestAgentLoad(t *testing.T) {
 	}
 	t.Run("sqlite", func(t *testing.T) { runAgentLoad(t, nil, sessions, calls) })
 	t.Run("postgres", func(t *testing.T) {
-		runAgentLoad(t, []string{"MCPGATE_DB=" + freshDatabase(t)}, sessions, calls)
+		runAgentLoad(t, postgresEnv(t), sessions, calls)
 	})
 }
 

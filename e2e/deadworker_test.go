@@ -26,7 +26,7 @@ func TestDeadWorkers(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			var env []string
 			if engine == "postgres" {
-				env = append(env, "MCPGATE_DB="+freshDatabase(t))
+				env = append(env, postgresEnv(t)...)
 			}
 			g := startAgentGateway(t, deadAgents, env...)
 			t.Run("last worker killed mid-call, restarted later", func(t *testing.T) { testLastWorkerKilled(t, g) })

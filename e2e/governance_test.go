@@ -156,7 +156,7 @@ func TestIdempotencyKeys(t *testing.T) {
 		testIdempotencyKeys(t, []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		testIdempotencyKeys(t, []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
+		testIdempotencyKeys(t, append(postgresEnv(t), "MCPGATE_DATA_DIR="+filepath.Join(t.TempDir(), "data")))
 	})
 }
 
@@ -304,8 +304,7 @@ func checkAudit(t *testing.T, s *shop, url string, conflicts int) {
 // key claimed on one replays on the other.
 func TestIdempotencyAcrossReplicas(t *testing.T) {
 	t.Parallel() // it mostly waits: see the package comment
-	dsn := freshDatabase(t)
-	env := []string{"MCPGATE_DB=" + dsn}
+	env := postgresEnv(t)
 	s, _ := newShop(t, env, "--data-dir", t.TempDir())
 	other := s.start(t, "--data-dir", t.TempDir())
 	second := openSession(t, other.URL+"/shop/mcp", bearer(s.alice))

@@ -146,7 +146,7 @@ func TestAuditOutcomes(t *testing.T) {
 		testAuditOutcomes(t, []string{"MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		testAuditOutcomes(t, []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
+		testAuditOutcomes(t, append(postgresEnv(t), "MCPGATE_DATA_DIR="+filepath.Join(t.TempDir(), "data")))
 	})
 }
 

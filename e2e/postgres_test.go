@@ -12,8 +12,7 @@ import (
 // gateway process (a replica) serves a session the first one opened.
 func TestDemoOnPostgres(t *testing.T) {
 	t.Parallel() // it mostly waits: see the package comment
-	dsn := freshDatabase(t)
-	env := []string{"MCPGATE_DB=" + dsn}
+	env := postgresEnv(t)
 	g := startGateway(t, env, "--demo", "--data-dir", t.TempDir())
 	key := mustMatch(t, keyLine, waitFor(t, g.stdout.String, "Claude Desktop"))
 	rep, ok := runClient(t, clientPlan{URL: g.URL + "/demo/mcp", Headers: bearer(key),
@@ -45,4 +44,13 @@ func TestDemoOnPostgres(t *testing.T) {
 func freshDatabase(t *testing.T) string {
 	t.Helper()
 	return pgtest.Database(t, pgtest.Admin(t))
+}
+
+// postgresEnv returns the environment of gateways on a fresh database of
+// the test server: its DSN, and the secret key that every process on one
+// database must share (serve refuses another). The test is skipped
+// without a server.
+func postgresEnv(t *testing.T) []string {
+	t.Helper()
+	return []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_SECRET_KEY=" + strings.Repeat("5e", 32)}
 }

@@ -180,8 +180,7 @@ func mustHandsAI429(t *testing.T, base, key string) {
 // true time until the shared bucket has a token.
 func TestRateLimitSharedOnPostgres(t *testing.T) {
 	t.Parallel() // it mostly waits: see the package comment
-	dsn := freshDatabase(t)
-	cfg, api, env := rateLimitSetup(t, "MCPGATE_DB="+dsn)
+	cfg, api, env := rateLimitSetup(t, postgresEnv(t)...)
 	g1 := startGateway(t, env, "--config", cfg, "--data-dir", t.TempDir())
 	g2 := startGateway(t, env, "--config", cfg, "--data-dir", t.TempDir())
 	oag := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))

@@ -73,7 +73,7 @@ func TestStaleClaimAfterKill(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		testStaleClaim(t, []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_DATA_DIR=" + filepath.Join(t.TempDir(), "data")})
+		testStaleClaim(t, append(postgresEnv(t), "MCPGATE_DATA_DIR="+filepath.Join(t.TempDir(), "data")))
 	})
 }
 

@@ -313,7 +313,7 @@ func TestTaskCancelOverMCP(t *testing.T) {
 // and the cancel reaches the backend call on the first.
 func TestTaskCancelAcrossReplicas(t *testing.T) {
 	t.Parallel() // it mostly waits: see the package comment
-	j := startJobsOn(t, []string{"MCPGATE_DB=" + freshDatabase(t)}, "--data-dir", t.TempDir())
+	j := startJobsOn(t, postgresEnv(t), "--data-dir", t.TempDir())
 	other := *j
 	other.g = startGateway(t, j.env, "--config", j.cfg, "--data-dir", t.TempDir())
 	id := j.submit(t, `{"tool":"slow_report","arguments":{"month":"may"}}`)

@@ -121,7 +121,7 @@ func TestWebhooks(t *testing.T) {
 // signed with the secret the first replica sealed.
 func TestWebhooksOnPostgres(t *testing.T) {
 	t.Parallel() // it mostly waits: see the package comment
-	env := []string{"MCPGATE_DB=" + freshDatabase(t), "MCPGATE_SECRET_KEY=" + strings.Repeat("5e", 32)}
+	env := postgresEnv(t)
 	runWebhooks(t, env, func(env []string) {
 		startGateway(t, env, "--data-dir", t.TempDir(), "--allow-private-networks", "--webhook-backoff", "100ms")
 	})

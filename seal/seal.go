@@ -9,7 +9,9 @@ package seal
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -112,4 +114,16 @@ func LoadOrCreateKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("write key file: %w", err)
 	}
 	return key, nil
+}
+
+// checkLabel is what Check authenticates under the key.
+const checkLabel = "mcpgate secret key check v1"
+
+// Check returns a short text that tells keys apart without revealing them:
+// the hex of the first 16 bytes of HMAC-SHA256 of a fixed label under key.
+// Processes that must share one key store and compare it.
+func Check(key []byte) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(checkLabel))
+	return hex.EncodeToString(mac.Sum(nil)[:16])
 }

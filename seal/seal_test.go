@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpgate/mcpgate/internal/deptest"
@@ -61,5 +62,20 @@ func TestLoadOrCreateKey(t *testing.T) {
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("key file mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+// TestCheck: one key always gives one check, another key another, and the
+// check does not contain the key.
+func TestCheck(t *testing.T) {
+	a, b := bytes.Repeat([]byte{1}, KeySize), bytes.Repeat([]byte{2}, KeySize)
+	if Check(a) != Check(bytes.Clone(a)) {
+		t.Error("one key gave two checks")
+	}
+	if Check(a) == Check(b) {
+		t.Error("two keys gave one check")
+	}
+	if c := Check(a); len(c) != 32 || strings.Contains(c, hex.EncodeToString(a[:4])) {
+		t.Errorf("Check = %q", c)
 	}
 }

@@ -73,7 +73,8 @@ func dig(v any, path ...any) any {
 
 // TestComposeFile: compose.yaml runs PostgreSQL and two replicas built
 // from the Dockerfile behind a proxy, every replica setting a serve flag
-// by its MCPGATE_* name, with the database and the drain configured.
+// by its MCPGATE_* name, with the database, the secret key they share and
+// the drain configured.
 func TestComposeFile(t *testing.T) {
 	t.Parallel()
 	envNames := serveEnvNames(t)
@@ -91,7 +92,7 @@ func TestComposeFile(t *testing.T) {
 				t.Errorf("compose %s sets %s, which is no serve flag", name, k)
 			}
 		}
-		for _, k := range []string{"MCPGATE_DB", "MCPGATE_ADDR", "MCPGATE_PUBLIC_URL", "MCPGATE_DRAIN_TIMEOUT"} {
+		for _, k := range []string{"MCPGATE_DB", "MCPGATE_ADDR", "MCPGATE_PUBLIC_URL", "MCPGATE_DRAIN_TIMEOUT", "MCPGATE_SECRET_KEY"} {
 			if env[k] == nil {
 				t.Errorf("compose %s lacks %s", name, k)
 			}
@@ -111,8 +112,8 @@ func TestComposeFile(t *testing.T) {
 
 // TestKubernetesManifests: deploy/k8s holds a Deployment (readiness on
 // /readyz, liveness on /healthz, both routes the gateway serves, the port
-// it listens on, MCPGATE_* variables that are serve flags, the DSN from
-// the Secret, a grace period longer than the drain), a Service, a
+// it listens on, MCPGATE_* variables that are serve flags, the DSN and
+// the secret key every replica shares from the Secret, a grace period longer than the drain), a Service, a
 // PodDisruptionBudget and the Secret.
 func TestKubernetesManifests(t *testing.T) {
 	t.Parallel()
@@ -159,7 +160,7 @@ func checkDeployment(t *testing.T, d map[string]any, envNames map[string]bool, s
 		t.Errorf("liveness probe on %v, want /healthz", p)
 	}
 	env, _ := dig(c, "env").([]any)
-	addr := ""
+	addr, fromSecret := "", map[string]bool{}
 	for _, e := range env {
 		name, _ := dig(e, "name").(string)
 		if !envNames[name] {
@@ -170,6 +171,13 @@ func checkDeployment(t *testing.T, d map[string]any, envNames map[string]bool, s
 		}
 		if ref := dig(e, "valueFrom", "secretKeyRef", "key"); ref != nil && dig(secret, "stringData", ref.(string)) == nil {
 			t.Errorf("%s comes from Secret key %v, which the Secret lacks", name, ref)
+		} else if ref != nil {
+			fromSecret[name] = true
+		}
+	}
+	for _, name := range []string{"MCPGATE_DB", "MCPGATE_SECRET_KEY"} {
+		if !fromSecret[name] {
+			t.Errorf("the Deployment does not take %s from the Secret (every replica must share it)", name)
 		}
 	}
 	if addr != ":8094" {

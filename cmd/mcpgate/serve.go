@@ -125,6 +125,7 @@ type Main struct {
 	signer         *files.Signer // signs file URLs
 	results        *files.Results
 	tracer         mcpgate.Tracer
+	secret         []byte                      // --secret-key or the data dir's key file, checked against the database's
 	shutdownTracer func(context.Context) error // nil when tracing is off
 }
 
@@ -265,6 +266,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.store, err = m.Config.store.openOrCreate(ctx, m.logger); err != nil {
 		return err
 	}
+	if err := m.loadSecretKey(ctx); err != nil {
+		return err
+	}
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr, err)
 	}
@@ -319,11 +323,7 @@ func (m *Main) wire() error {
 	m.approvals = &approvalDecider{store: m.store, signals: b, events: hub, logger: m.logger}
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
 	m.tasks = m.newTasks(gw, hub)
-	signer, err := m.requestStateSigner()
-	if err != nil {
-		return err
-	}
-	m.mcp = m.newMCP(gw, hub, signer, m.newPeers(b))
+	m.mcp = m.newMCP(gw, hub, m.requestStateSigner(), m.newPeers(b))
 	m.watchGauges(met)
 	m.subscribe(hub)
 	srv, err := m.newServer(gw, b, met, hub)

@@ -46,14 +46,34 @@ func (f *webhookFlags) problem() string {
 	return ""
 }
 
-// secretBox returns the box that seals stored secrets, under --secret-key
-// or the data directory's key file.
+// secretBox returns the box that seals stored secrets, under the secret
+// key loadSecretKey read.
 func (m *Main) secretBox() (*seal.Box, error) {
+	return seal.New(m.secret)
+}
+
+// loadSecretKey reads the operator's secret (--secret-key, or the data
+// directory's key file, made on first start) and checks it against the
+// database's: the first process on a database stores the key's check, and
+// a process given another key refuses to start, since it could open none
+// of the secrets sealed, nor verify the tokens signed, under the other.
+func (m *Main) loadSecretKey(ctx context.Context) error {
 	key, err := m.secretKey()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return seal.New(key)
+	check := seal.Check(key)
+	stored, err := m.store.ClaimSetting(ctx, mcpgate.SettingSecretKeyCheck, check)
+	if err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
+	if stored != check {
+		return fmt.Errorf("secret key: this process's key (check %s) is not the key the database's secrets were sealed with (check %s): "+
+			"give every process on one database the same --secret-key (MCPGATE_SECRET_KEY); without it each makes its own key file %s",
+			check, stored, filepath.Join(m.Config.store.dataDir, "secret.key"))
+	}
+	m.secret = key
+	return nil
 }
 
 // secretKey returns the operator's secret: --secret-key, or the data
@@ -77,12 +97,8 @@ func (m *Main) secretKey() ([]byte, error) {
 // requestStateSigner returns the signer of 2026-07-28 requestState tokens,
 // keyed from the same secret, so that every replica that shares
 // --secret-key verifies the others' tokens.
-func (m *Main) requestStateSigner() (*reqstate.Signer, error) {
-	key, err := m.secretKey()
-	if err != nil {
-		return nil, err
-	}
-	return reqstate.New(key), nil
+func (m *Main) requestStateSigner() *reqstate.Signer {
+	return reqstate.New(m.secret)
 }
 
 // webhooks is the webhook machinery: the service the API manages them

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpgate/mcpgate/postgres/pgtest"
 )
 
 func TestServeRefusesBadWebhookFlags(t *testing.T) {
@@ -33,5 +36,56 @@ func TestServeMakesTheSecretKeyFile(t *testing.T) {
 	g2 := mustStartGateway(t, "--secret-key", strings.Repeat("ab", 32))
 	if _, err := os.Stat(filepath.Join(g2.Config.store.dataDir, "secret.key")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a key file was made beside --secret-key: %v", err)
+	}
+}
+
+// TestServeRefusesAnotherSecretKey: every process on one database must
+// hold the key its secrets were sealed with. On SQLite a restart with
+// another --secret-key is refused and one with the first key is not; on
+// PostgreSQL a second replica with a key file of its own (no
+// MCPGATE_SECRET_KEY) is refused, with a message that says what to set.
+func TestServeRefusesAnotherSecretKey(t *testing.T) {
+	t.Parallel()
+	first, other := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		vars := map[string]string{"MCPGATE_ADDR": "127.0.0.1:0", "MCPGATE_DATA_DIR": filepath.Join(t.TempDir(), "data"), "MCPGATE_LOG_LEVEL": "warn"}
+		for _, c := range []struct {
+			key    string
+			refuse bool
+		}{{first, false}, {other, true}, {first, false}} {
+			vars["MCPGATE_SECRET_KEY"] = c.key
+			mustRefuseKey(t, vars, c.refuse)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		dsn := pgtest.Database(t, pgtest.Admin(t))
+		for _, refuse := range []bool{false, true} {
+			vars := map[string]string{"MCPGATE_ADDR": "127.0.0.1:0", "MCPGATE_DATA_DIR": filepath.Join(t.TempDir(), "data"), "MCPGATE_LOG_LEVEL": "warn", "MCPGATE_DB": dsn}
+			mustRefuseKey(t, vars, refuse)
+		}
+	})
+}
+
+// mustRefuseKey runs serve in an environment of vars and checks that it
+// refuses to start for its secret key when refuse is set, and starts
+// otherwise; it closes what started.
+func mustRefuseKey(t *testing.T, vars map[string]string, refuse bool) {
+	t.Helper()
+	env, _, stderr := newTestEnv(vars)
+	m := NewMain(env)
+	if err := m.ParseFlags(nil); err != nil {
+		t.Fatalf("ParseFlags: %v\n%s", err, stderr)
+	}
+	err := m.Run(context.Background())
+	if cerr := m.Close(); cerr != nil {
+		t.Errorf("Close: %v", cerr)
+	}
+	switch {
+	case refuse && (err == nil || !strings.Contains(err.Error(), "MCPGATE_SECRET_KEY")):
+		t.Errorf("serve with key %q = %v, want a refusal naming MCPGATE_SECRET_KEY", vars["MCPGATE_SECRET_KEY"], err)
+	case !refuse && err != nil:
+		t.Errorf("serve with key %q = %v\n%s", vars["MCPGATE_SECRET_KEY"], err, stderr)
 	}
 }

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) mcpgate.Store) {
 		{"Tasks", taskTests()},
 		{"PeerMessages", peerTests()},
 		{"StreamEvents", streamEventTests()},
+		{"Settings", settingTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
