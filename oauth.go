@@ -164,6 +164,10 @@ type OAuthStore interface {
 	CreateOAuthSigningKey(ctx context.Context, k *OAuthSigningKey) error
 	// ListOAuthSigningKeys returns every signing key, newest first.
 	ListOAuthSigningKeys(ctx context.Context) ([]*OAuthSigningKey, error)
+	// UpdateOAuthSigningKey replaces the stored secret of the key k.ID with
+	// k.Secret, as when a key stored in plain form is sealed. Returns
+	// ENOTFOUND if no key has that ID.
+	UpdateOAuthSigningKey(ctx context.Context, k *OAuthSigningKey) error
 
 	// DeleteExpiredOAuth removes codes and refresh tokens that expired
 	// before the given time, returning how many went.

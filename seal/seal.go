@@ -61,6 +61,10 @@ func (b *Box) Seal(plain []byte) string {
 	return prefix + base64.RawStdEncoding.EncodeToString(b.aead.Seal(nonce, nonce, plain, nil))
 }
 
+// Sealed reports whether s has the form Seal returns (it may still not
+// open under a given key).
+func Sealed(s string) bool { return strings.HasPrefix(s, prefix) }
+
 // Open decrypts what Seal returned; ErrOpen when it cannot.
 func (b *Box) Open(sealed string) ([]byte, error) {
 	raw, err := base64.RawStdEncoding.DecodeString(strings.TrimPrefix(sealed, prefix))

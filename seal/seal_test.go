@@ -65,6 +65,17 @@ func TestLoadOrCreateKey(t *testing.T) {
 	}
 }
 
+// TestSealed tells sealed values from others by their form.
+func TestSealed(t *testing.T) {
+	b, err := New(bytes.Repeat([]byte{1}, KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Sealed(b.Seal([]byte("x"))) || Sealed("plain") || Sealed("") {
+		t.Error("Sealed misjudged a value")
+	}
+}
+
 // TestCheck: one key always gives one check, another key another, and the
 // check does not contain the key.
 func TestCheck(t *testing.T) {

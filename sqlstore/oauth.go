@@ -297,6 +297,16 @@ func (s *Store) ListOAuthSigningKeys(ctx context.Context) ([]*mcpgate.OAuthSigni
 	return collect(rows, scanSigningKey)
 }
 
+// UpdateOAuthSigningKey replaces the stored secret of the key k.ID with
+// k.Secret. Returns ENOTFOUND if no key has that ID.
+func (s *Store) UpdateOAuthSigningKey(ctx context.Context, k *mcpgate.OAuthSigningKey) error {
+	res, err := s.write.ExecContext(ctx, `UPDATE oauth_signing_keys SET secret = $1 WHERE id = $2`, hex.EncodeToString(k.Secret), k.ID)
+	if err != nil {
+		return fmt.Errorf("update signing key %s: %w", k.ID, err)
+	}
+	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "signing key %q not found", k.ID))
+}
+
 // DeleteExpiredOAuth removes codes and refresh tokens that expired before
 // the given time, returning how many went.
 func (s *Store) DeleteExpiredOAuth(ctx context.Context, before time.Time) (int, error) {

@@ -10,10 +10,9 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// keyring holds the signing keys. The newest signs; all verify. The keys
-// are stored in plain form: encrypting them needs a master key the gateway
-// does not have yet, so the database must be protected like the keys
-// themselves.
+// keyring holds the signing keys. The newest signs; all verify. Sealing
+// them at rest is the store's business: serve hands the server a store
+// that seals them under the secret key.
 type keyring struct {
 	store mcpgate.OAuthStore
 	now   func() time.Time

@@ -126,6 +126,7 @@ type Main struct {
 	results        *files.Results
 	tracer         mcpgate.Tracer
 	secret         []byte                      // --secret-key or the data dir's key file, checked against the database's
+	keys           sealedKeys                  // the store, its signing keys sealed under secret
 	shutdownTracer func(context.Context) error // nil when tracing is off
 }
 
@@ -269,6 +270,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := m.loadSecretKey(ctx); err != nil {
 		return err
 	}
+	if err := m.sealKeys(ctx); err != nil {
+		return err
+	}
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr, err)
 	}
@@ -339,7 +343,7 @@ func (m *Main) wire() error {
 // private addresses only with --allow-private-networks.
 func (m *Main) newOAuth(ctx context.Context) (*oauth.Server, error) {
 	return oauth.New(ctx, &oauth.Options{
-		Store: m.store, PublicURL: m.Config.PublicURL, Logger: m.logger,
+		Store: m.keys, PublicURL: m.Config.PublicURL, Logger: m.logger,
 		HTTPClient: netguard.New(nil).Client(netguard.Policy{AllowPrivate: m.Config.AllowPrivate}),
 	})
 }

@@ -29,7 +29,7 @@ type webhookFlags struct {
 func (f *webhookFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Backoff, "webhook-backoff", webhook.DefaultBackoff, "wait before a webhook delivery's first retry, doubled for each one after (up to 1h, with jitter); retries stop after 24h")
 	fs.DurationVar(&f.Timeout, "webhook-timeout", webhook.DefaultTimeout, "how long one webhook delivery attempt may take")
-	fs.StringVar(&f.SecretKey, "secret-key", "", "key that encrypts stored secrets such as webhook signing secrets: 32 bytes as 64 hex digits or base64; replicas must share it (default: the key file secret.key under --data-dir, made on first start)")
+	fs.StringVar(&f.SecretKey, "secret-key", "", "key that encrypts stored secrets (webhook signing secrets, the keys that sign access tokens and file URLs): 32 bytes as 64 hex digits or base64; replicas must share it (default: the key file secret.key under --data-dir, made on first start)")
 }
 
 // problem names a flag value serve cannot run with, or returns "".
@@ -74,6 +74,17 @@ func (m *Main) loadSecretKey(ctx context.Context) error {
 	}
 	m.secret = key
 	return nil
+}
+
+// sealKeys seals at rest the signing keys of access tokens and file URLs
+// under the secret key, those an earlier release stored in plain form too.
+func (m *Main) sealKeys(ctx context.Context) error {
+	box, err := m.secretBox()
+	if err != nil {
+		return err
+	}
+	m.keys = sealedKeys{Store: m.store, box: box}
+	return m.keys.sealPlain(ctx)
 }
 
 // secretKey returns the operator's secret: --secret-key, or the data

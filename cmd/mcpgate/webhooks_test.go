@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
+	"github.com/mcpgate/mcpgate/seal"
 )
 
 func TestServeRefusesBadWebhookFlags(t *testing.T) {
@@ -88,4 +91,55 @@ func mustRefuseKey(t *testing.T, vars map[string]string, refuse bool) {
 	case !refuse && err != nil:
 		t.Errorf("serve with key %q = %v\n%s", vars["MCPGATE_SECRET_KEY"], err, stderr)
 	}
+}
+
+// TestSigningKeysSealedAtRest: the signing keys of access tokens and file
+// URLs are stored sealed under the secret key and read back opened; a key
+// an earlier release stored in plain form is sealed at the next start and
+// keeps its secret.
+func TestSigningKeysSealedAtRest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	vars := map[string]string{"MCPGATE_ADDR": "127.0.0.1:0", "MCPGATE_DATA_DIR": filepath.Join(t.TempDir(), "data"),
+		"MCPGATE_LOG_LEVEL": "warn", "MCPGATE_SECRET_KEY": strings.Repeat("ab", 32)}
+	legacy := &mcpgate.OAuthSigningKey{ID: "sk_legacy", Secret: bytes.Repeat([]byte{7}, seal.KeySize)}
+	first := mustStartFromEnv(t, vars)
+	mustSealedKeys(t, first, 1)
+	if err := first.store.CreateOAuthSigningKey(ctx, legacy); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opened := mustSealedKeys(t, mustStartFromEnv(t, vars), 2)
+	if !bytes.Equal(opened["sk_legacy"], legacy.Secret) {
+		t.Errorf("the plain key opened as %x after it was sealed, want %x", opened["sk_legacy"], legacy.Secret)
+	}
+}
+
+// mustSealedKeys checks that m's store holds n signing keys, every one
+// sealed, and returns their secrets as m reads them, opened, by ID.
+func mustSealedKeys(t *testing.T, m *Main, n int) map[string][]byte {
+	t.Helper()
+	stored, err := m.store.ListOAuthSigningKeys(context.Background())
+	if err != nil || len(stored) != n {
+		t.Fatalf("stored signing keys: %d, %v; want %d", len(stored), err, n)
+	}
+	for _, k := range stored {
+		if !seal.Sealed(string(k.Secret)) {
+			t.Errorf("signing key %s is stored in plain form", k.ID)
+		}
+	}
+	keys, err := m.keys.ListOAuthSigningKeys(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := map[string][]byte{}
+	for _, k := range keys {
+		if len(k.Secret) != seal.KeySize {
+			t.Errorf("signing key %s opened to %d bytes", k.ID, len(k.Secret))
+		}
+		opened[k.ID] = k.Secret
+	}
+	return opened
 }

@@ -189,7 +189,7 @@ func (m *Main) reloadRegistry(ctx context.Context) {
 // fileSigner returns the signer of file URLs, one for the whole gateway.
 func (m *Main) fileSigner() *files.Signer {
 	if m.signer == nil {
-		m.signer = files.NewSigner(m.store, nil)
+		m.signer = files.NewSigner(m.keys, nil)
 	}
 	return m.signer
 }

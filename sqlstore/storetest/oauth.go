@@ -252,6 +252,12 @@ func testOAuthSigningKeys(t *testing.T, s mcpgate.Store) {
 	keys, err = s.ListOAuthSigningKeys(ctx)
 	must(t, err)
 	mustEqual(t, "keys newest first", keys, []*mcpgate.OAuthSigningKey{k2, k1})
+	k1.Secret = []byte("sealed now")
+	must(t, s.UpdateOAuthSigningKey(ctx, k1))
+	mustCode(t, s.UpdateOAuthSigningKey(ctx, &mcpgate.OAuthSigningKey{ID: "sk_missing", Secret: []byte{1}}), mcpgate.ENOTFOUND)
+	keys, err = s.ListOAuthSigningKeys(ctx)
+	must(t, err)
+	mustEqual(t, "keys after an update", keys, []*mcpgate.OAuthSigningKey{k2, k1})
 }
 
 func testOAuthDeleteExpired(t *testing.T, s mcpgate.Store) {
