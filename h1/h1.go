@@ -91,7 +91,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	stop := context.AfterFunc(req.Context(), func() { c.nc.Close() })
-	resp, err := c.exchange(req)
+	b := new(body)
+	resp, err := c.exchange(req, &b.fr)
 	if err != nil {
 		stop()
 		c.nc.Close()
@@ -100,7 +101,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	t.wrapBody(resp, c, stop, req.Close)
+	t.wrapBody(resp, b, c, stop, req.Close)
 	return resp, nil
 }
 
