@@ -66,6 +66,7 @@ type conn struct {
 	idleAt time.Time
 	reused bool
 	peek   *peeker // made at the first reuse (alive)
+	closer func()  // closes nc; made once, for each request's context watch
 	// rest is the unread end of a parked body (Park), read before the
 	// next request, if it has come by restBy.
 	rest   io.Reader
@@ -90,7 +91,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	stop := context.AfterFunc(req.Context(), func() { c.nc.Close() })
+	stop := context.AfterFunc(req.Context(), c.closer)
 	b := new(body)
 	resp, err := c.exchange(req, &b.fr)
 	if err != nil {

@@ -15,7 +15,7 @@ const (
 	sseReply = "HTTP/1.1 200 OK\r\nCache-Control: no-cache, no-transform\r\nConnection: keep-alive\r\n" +
 		"Content-Type: text/event-stream\r\nMcp-Session-Id: KRGNYU3MEP3HUIMDSSY5CT7EUE\r\n" +
 		"Date: Fri, 27 Nov 2026 17:57:37 GMT\r\nTransfer-Encoding: chunked\r\n\r\n" +
-		"1a\r\nevent: message\ndata: {}\n\n\r\n0\r\n\r\n"
+		"19\r\nevent: message\ndata: {}\n\n\r\n0\r\n\r\n"
 	jsonReply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\n" +
 		"Date: Fri, 27 Nov 2026 17:57:37 GMT\r\n\r\n{\"jsonrpc\":\"2.0\"}"
 )
