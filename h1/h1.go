@@ -7,6 +7,13 @@
 // handle (bodies of unknown length, Expect: 100-continue, trailers), go to
 // the Next transport, so HTTPS keeps net/http's TLS and HTTP/2.
 //
+// The head of a common response (HTTP/1.1, a Content-Length or chunked
+// body, plain header fields), whole in the connection's buffer after one
+// read, is parsed where it lies, with a few allocations for the Response
+// and its Header, and its body framed here (net/http's chunked reader
+// for chunks); any other response is read by http.ReadResponse, from its
+// start (readResponse; FuzzReadResponse holds the two together).
+//
 // Connections come from the Dial function, which is where the SSRF guard
 // checks every address (netguard). An idle connection the server closed
 // is noticed before reuse (Linux: a peek that does not wait) and dropped.
