@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"runtime"
 	"strings"
@@ -103,4 +104,89 @@ func TestLargeBody(t *testing.T) {
 	if _, got := mustPost(t, tr, s.URL+"/json", body); got != body {
 		t.Fatalf("echoed %d bytes, want %d", len(got), len(body))
 	}
+}
+
+// TestRoundTripAllocs counts the allocations of one exchange over a kept
+// connection with a server that allocates nothing: the request's own, the
+// context's watch, the response with its header, and the body (the
+// server's reply is an MCP server's event stream, whose head h1 reads).
+func TestRoundTripAllocs(t *testing.T) {
+	url := rawServer(t, sseReply)
+	tr := newTransport(t, nil)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}`)
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header["Content-Type"] = []string{"application/json"}
+	exchange := func() {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := io.ReadAll(resp.Body); err != nil || !strings.HasPrefix(string(b), "event: message") {
+			t.Fatalf("read %q, %v", b, err)
+		}
+	}
+	exchange()
+	n := testing.AllocsPerRun(100, exchange)
+	t.Logf("%v allocations", n)
+	if n > 14 {
+		t.Errorf("an exchange allocates %v times, want at most 14", n)
+	}
+}
+
+// rawServer serves every request on a connection with reply, reading
+// requests with a body of Content-Length bytes, and allocates nothing
+// per request. It returns its URL.
+func rawServer(t *testing.T, reply string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveRaw(c, []byte(reply))
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// serveRaw answers each request on c with reply until c ends.
+func serveRaw(c net.Conn, reply []byte) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		n := 0
+		for {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return
+			}
+			if k, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
+				n = atoi(bytes.TrimSpace(k))
+			}
+			if len(line) == 2 {
+				break
+			}
+		}
+		if _, err := br.Discard(n); err != nil {
+			return
+		}
+		if _, err := c.Write(reply); err != nil {
+			return
+		}
+	}
+}
+
+// atoi reads a decimal number.
+func atoi(b []byte) int {
+	n := 0
+	for _, c := range b {
+		n = n*10 + int(c-'0')
+	}
+	return n
 }

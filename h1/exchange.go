@@ -10,15 +10,16 @@ import (
 )
 
 // exchange writes req on c and reads the head of its response (1xx
-// interim responses skipped). It closes req's body.
-func (c *conn) exchange(req *http.Request) (*http.Response, error) {
+// interim responses skipped), whose body f reads when readResponse parsed
+// the head itself. It closes req's body.
+func (c *conn) exchange(req *http.Request, f *framing) (*http.Response, error) {
 	err := c.write(req)
 	closeBody(req)
 	if err != nil {
 		return nil, err
 	}
 	for {
-		resp, err := http.ReadResponse(c.br, req)
+		resp, err := readResponse(c.br, req, f)
 		if err != nil {
 			return nil, err
 		}
@@ -108,12 +109,13 @@ func writeHeader(w headerWriter, h http.Header) {
 	}
 }
 
-// wrapBody makes resp's body give c back to the pool when it is read to
-// its end, and close c when it is closed before. stop stops the request
-// context's watch over c; closing asks for the connection's end.
-func (t *Transport) wrapBody(resp *http.Response, c *conn, stop func() bool, closing bool) {
+// wrapBody makes resp's body b, which gives c back to the pool when it is
+// read to its end, and closes c when it is closed before. stop stops the
+// request context's watch over c; closing asks for the connection's end.
+func (t *Transport) wrapBody(resp *http.Response, b *body, c *conn, stop func() bool, closing bool) {
 	reuse := !closing && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
-	b := &body{rc: resp.Body, c: c, t: t, stop: stop, reuse: reuse}
+	b.c, b.t, b.stop, b.reuse = c, t, stop, reuse
+	b.rc = resp.Body // &b.fr when readResponse parsed the head itself
 	if resp.Body == http.NoBody || resp.ContentLength == 0 {
 		b.finish(true)
 		resp.Body = http.NoBody
@@ -124,7 +126,8 @@ func (t *Transport) wrapBody(resp *http.Response, c *conn, stop func() bool, clo
 
 // body is a response's body over a pooled connection.
 type body struct {
-	rc    io.ReadCloser // net/http's reader of the framing; never closed
+	rc    io.Reader // the framing's reader: fr, or net/http's body (never closed)
+	fr    framing   // the framing of a head readResponse parsed itself
 	c     *conn
 	t     *Transport
 	stop  func() bool

@@ -7,6 +7,13 @@
 // handle (bodies of unknown length, Expect: 100-continue, trailers), go to
 // the Next transport, so HTTPS keeps net/http's TLS and HTTP/2.
 //
+// The head of a common response (HTTP/1.1, a Content-Length or chunked
+// body, plain header fields), whole in the connection's buffer after one
+// read, is parsed where it lies, with a few allocations for the Response
+// and its Header, and its body framed here (net/http's chunked reader
+// for chunks); any other response is read by http.ReadResponse, from its
+// start (readResponse; FuzzReadResponse holds the two together).
+//
 // Connections come from the Dial function, which is where the SSRF guard
 // checks every address (netguard). An idle connection the server closed
 // is noticed before reuse (Linux: a peek that does not wait) and dropped.
@@ -66,6 +73,7 @@ type conn struct {
 	idleAt time.Time
 	reused bool
 	peek   *peeker // made at the first reuse (alive)
+	closer func()  // closes nc; made once, for each request's context watch
 	// rest is the unread end of a parked body (Park), read before the
 	// next request, if it has come by restBy.
 	rest   io.Reader
@@ -90,8 +98,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	stop := context.AfterFunc(req.Context(), func() { c.nc.Close() })
-	resp, err := c.exchange(req)
+	stop := context.AfterFunc(req.Context(), c.closer)
+	b := new(body)
+	resp, err := c.exchange(req, &b.fr)
 	if err != nil {
 		stop()
 		c.nc.Close()
@@ -100,7 +109,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	t.wrapBody(resp, c, stop, req.Close)
+	t.wrapBody(resp, b, c, stop, req.Close)
 	return resp, nil
 }
 

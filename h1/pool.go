@@ -3,6 +3,7 @@ package h1
 import (
 	"bufio"
 	"context"
+	"net"
 	"time"
 )
 
@@ -43,7 +44,14 @@ func (t *Transport) conn(ctx context.Context, addr string) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{nc: nc, br: bufio.NewReaderSize(nc, readBufSize), bw: bufio.NewWriterSize(nc, writeBufSize), addr: addr}, nil
+	return newConn(nc, addr), nil
+}
+
+// newConn returns the pooled connection of nc, dialed to addr.
+func newConn(nc net.Conn, addr string) *conn {
+	c := &conn{nc: nc, br: bufio.NewReaderSize(nc, readBufSize), bw: bufio.NewWriterSize(nc, writeBufSize), addr: addr}
+	c.closer = func() { c.nc.Close() }
+	return c
 }
 
 // takeIdle removes the most recently used idle connection to addr from

@@ -128,11 +128,16 @@ func writeRPCError(w http.ResponseWriter, status int, e *rpcError) {
 // writeJSON writes body as an application/json response.
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // the client may be gone; nothing to do
 }
+
+// contentTypeJSON is the Content-Type of every JSON reply, one slice for
+// all: net/http copies a response's header before it writes it, and
+// nothing here changes a value in place.
+var contentTypeJSON = []string{"application/json"}
 
 // marshalError encodes e; it cannot fail for rpcError.
 func marshalError(e *rpcError) []byte {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/mcpgate/mcpgate"
@@ -165,4 +167,29 @@ func TestMetaDecodeError(t *testing.T) {
 	_, relayErr := parseProgressToken(params)
 	want := "Invalid params: _meta must be an object, not number"
 	diff(t, "errors", []string{want, want}, []string{mcpgate.ErrorMessage(callErr), mcpgate.ErrorMessage(relayErr)})
+}
+
+// headerWriter is a ResponseWriter that keeps one header map and
+// discards the body.
+type headerWriter struct{ h http.Header }
+
+func (w *headerWriter) Header() http.Header         { return w.h }
+func (w *headerWriter) WriteHeader(int)             {}
+func (w *headerWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+// A JSON reply's Content-Type is one value shared by all replies: only
+// its length is made for it.
+func TestWriteJSONAllocs(t *testing.T) {
+	w := &headerWriter{h: http.Header{}}
+	body := []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"This is a simple text response for testing."}]}}`)
+	writeJSON(w, http.StatusOK, body)
+	if got := w.h.Get("Content-Type"); got != "application/json" {
+		t.Errorf("Content-Type %q", got)
+	}
+	if got := w.h.Get("Content-Length"); got != strconv.Itoa(len(body)) {
+		t.Errorf("Content-Length %q, want %d", got, len(body))
+	}
+	if n := testing.AllocsPerRun(100, func() { writeJSON(w, http.StatusOK, body) }); n > 2 {
+		t.Errorf("writeJSON allocates %v times, want at most 2 (the length and its value)", n)
+	}
 }

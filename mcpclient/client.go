@@ -242,7 +242,7 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	}
 	p := s.register(opts)
 	defer s.forget(p)
-	msg := appendRequest(nil, p.id, method, params)
+	msg := appendRequest(make([]byte, 0, len(p.id)+len(method)+len(params)+48), p.id, method, params)
 	if err := s.t.send(ctx, msg, p); err != nil {
 		if errors.Is(err, ErrSessionMissing) || s.versionRefused(err) {
 			s.end(err)

@@ -24,9 +24,12 @@ type httpTransport struct {
 	mu      sync.Mutex
 	session string // Mcp-Session-Id, once the server gave one
 	version string // MCP-Protocol-Version, once negotiated
-	listen  sync.WaitGroup
-	drains  sync.WaitGroup // reply streams read to their end (release)
-	readers readerPool
+	// sessionHdr and versionHdr are session and version as header values,
+	// made once for every request (net/http only reads them).
+	sessionHdr, versionHdr []string
+	listen                 sync.WaitGroup
+	drains                 sync.WaitGroup // reply streams read to their end (release)
+	readers                readerPool
 	// drainWait bounds the wait for the end of a reply stream whose
 	// answer came (defaultDrainWait).
 	drainWait time.Duration
@@ -51,7 +54,7 @@ func (t *httpTransport) oneStream() bool { return false }
 // negotiated records the version.
 func (t *httpTransport) negotiated(version string) {
 	t.mu.Lock()
-	t.version = version
+	t.version, t.versionHdr = version, []string{version}
 	t.mu.Unlock()
 }
 
@@ -72,10 +75,10 @@ func (t *httpTransport) request(ctx context.Context, method string, body []byte)
 	}
 	t.mu.Lock()
 	if t.session != "" {
-		req.Header["Mcp-Session-Id"] = []string{t.session}
+		req.Header["Mcp-Session-Id"] = t.sessionHdr
 	}
 	if t.version != "" {
-		req.Header["Mcp-Protocol-Version"] = []string{t.version}
+		req.Header["Mcp-Protocol-Version"] = t.versionHdr
 	}
 	t.mu.Unlock()
 	return req, nil
@@ -196,7 +199,7 @@ func (t *httpTransport) exchange(ctx context.Context, msg []byte, p *pending) (r
 	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 		t.mu.Lock()
 		if t.session == "" {
-			t.session = id
+			t.session, t.sessionHdr = id, []string{id}
 		}
 		t.mu.Unlock()
 	}

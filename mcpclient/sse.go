@@ -21,13 +21,15 @@ type stream struct {
 	readers *readerPool // where the reader comes from; nil for a new one
 }
 
-// read reads events from body, handing each event's data to deliver, until
+// read reads events from body, handing each event's data to deliver
+// (a buffer the next event reuses, which deliver must not keep), until
 // deliver reports the answer (answered true) or the connection ends (the
 // error, io.EOF for a clean end). An incomplete event is dropped.
 func (st *stream) read(body io.Reader, deliver func(data []byte) bool) (answered bool, err error) {
-	br := st.readers.get(body)
-	defer st.readers.put(br)
-	var data []byte
+	er := st.readers.get(body)
+	defer st.readers.put(er)
+	br, data := er.br, er.data[:0]
+	defer func() { er.data = data }()
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -93,25 +95,39 @@ func field(line []byte) (name, value []byte) {
 }
 
 // readerPool holds the buffered readers of a transport's event streams,
-// one per stream being read: a relayed call should not cost a new buffer.
-// The zero value is ready; a nil pool makes a reader each time.
+// one per stream being read, with the buffer of their events' data: a
+// relayed call should not cost new buffers. The zero value is ready; a
+// nil pool makes a reader each time.
 type readerPool struct{ p sync.Pool }
 
-// get returns a reader of body.
-func (rp *readerPool) get(body io.Reader) *bufio.Reader {
-	if rp != nil {
-		if br, ok := rp.p.Get().(*bufio.Reader); ok {
-			br.Reset(body)
-			return br
-		}
-	}
-	return bufio.NewReaderSize(body, 32<<10)
+// eventReader is a stream's buffered reader and the buffer its events'
+// data is gathered in (handed to deliver, which must not keep it).
+type eventReader struct {
+	br   *bufio.Reader
+	data []byte
 }
 
-// put gives br back.
-func (rp *readerPool) put(br *bufio.Reader) {
+// maxPooledData is the largest event buffer kept for the next stream.
+const maxPooledData = 64 << 10
+
+// get returns a reader of body.
+func (rp *readerPool) get(body io.Reader) *eventReader {
 	if rp != nil {
-		br.Reset(nil)
-		rp.p.Put(br)
+		if er, ok := rp.p.Get().(*eventReader); ok {
+			er.br.Reset(body)
+			return er
+		}
+	}
+	return &eventReader{br: bufio.NewReaderSize(body, 32<<10)}
+}
+
+// put gives er back.
+func (rp *readerPool) put(er *eventReader) {
+	if rp != nil {
+		er.br.Reset(nil)
+		if cap(er.data) > maxPooledData {
+			er.data = nil
+		}
+		rp.p.Put(er)
 	}
 }

@@ -98,3 +98,32 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// A stream read through the transport's pool gathers its events' data in
+// the pooled buffer: reading a reply stream allocates nothing once the
+// pool holds a reader.
+func TestStreamReadAllocs(t *testing.T) {
+	const event = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n" +
+		"data: \"result\":{\"content\":[{\"type\":\"text\",\"text\":\"This is a simple text response for testing.\"}]}}\n\n"
+	var pool readerPool
+	r := strings.NewReader(event)
+	var got []byte
+	deliver := func(data []byte) bool { got = append(got[:0], data...); return true }
+	read := func() {
+		r.Reset(event)
+		st := stream{readers: &pool}
+		if answered, err := st.read(r, deliver); !answered || err != nil {
+			t.Fatalf("answered %v, %v", answered, err)
+		}
+	}
+	read()
+	if want := `{"jsonrpc":"2.0","id":1,` + "\n" + `"result"`; !strings.HasPrefix(string(got), want) {
+		t.Fatalf("delivered %q", got)
+	}
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops readers")
+	}
+	if n := testing.AllocsPerRun(100, read); n != 0 {
+		t.Errorf("reading a reply stream allocates %v times, want 0", n)
+	}
+}

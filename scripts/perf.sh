@@ -27,7 +27,8 @@
 # directory with every process's log. PPROF=127.0.0.1:PORT starts the
 # gateway with --pprof-addr (for a CPU profile or trace under load).
 # OLD=BINARY (with --only relay) also relays through a second gateway run
-# by that older binary, right after the new one, and prints its row too.
+# by that older binary, right after the new one (with OLD_FIRST=1 right
+# before it), and prints its row too.
 # --only rest measures only the REST figure: the minimal relay, then the
 # gateway, ROUNDS times (default 3); with OLD=BINARY a gateway of that
 # binary runs beside the new one, each round measuring the relay, the new
@@ -169,7 +170,20 @@ start_gateway gateway "$work/gateway.yaml"
 wait_tools gateway
 
 run direct --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
-run relayed --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
+# run_relayed NAME runs the relayed leg NAME through the gateway started last.
+run_relayed() { run "$1" --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"; }
+if [ "$only" = relay ] && [ -n "${OLD:-}" ] && [ -n "${OLD_FIRST:-}" ]; then
+  # The old gateway's leg first, the new one idle meanwhile.
+  new_pid=$gw_pid new_port=$gw_port new_key=$gw_key
+  PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
+  wait_tools gateway-old
+  run_relayed old
+  kill "$gw_pid"
+  gw_pid=$new_pid gw_port=$new_port gw_key=$new_key
+  run_relayed relayed
+else
+  run_relayed relayed
+fi
 if [ "$only" = relay ]; then
   # relay_row NAME prints the relayed rows of leg NAME against the direct leg.
   relay_row() {
@@ -179,11 +193,11 @@ if [ "$only" = relay ]; then
     echo "| $1 tools/call: gateway CPU / fixture CPU per call | $(ratio "$r_cpu" "$d_cpu")× ($r_cpu / $d_cpu µs) | ≤ 0.5× |"
     echo "| $1 tools/call: p50 latency added | $((r_p50 - d_p50)) µs ($r_p50 − $d_p50) | ≤ 150 µs |"
   }
-  if [ -n "${OLD:-}" ]; then
+  if [ -n "${OLD:-}" ] && [ -z "${OLD_FIRST:-}" ]; then
     kill "$gw_pid"
     PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
     wait_tools gateway-old
-    run old --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
+    run_relayed old
   fi
   echo
   echo "issue 16 relay targets, $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -64,8 +64,9 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	if err != nil {
 		return nil, nil, err
 	}
-	token, end := s.begin(call)
-	defer end()
+	f := s.begin(call)
+	defer s.end(f)
+	token := f.token
 	name := call.Tool.Upstream
 	if name == "" {
 		name = call.Tool.Name

@@ -195,21 +195,26 @@ func (s *session) close() {
 	<-s.closed
 }
 
-// begin registers a call in flight and returns its progress token and a
-// function that unregisters it.
-func (s *session) begin(call *mcpgate.Call) (string, func()) {
-	f := &inflight{token: "mcpgate-" + strconv.FormatInt(s.seq.Add(1), 10), client: call.Client}
+// begin registers a call in flight, with a new progress token; end
+// unregisters it.
+func (s *session) begin(call *mcpgate.Call) *inflight {
+	var buf [32]byte
+	token := strconv.AppendInt(append(buf[:0], "mcpgate-"...), s.seq.Add(1), 10)
+	f := &inflight{token: string(token), client: call.Client}
 	s.mu.Lock()
 	s.calls = append(s.calls, f)
 	s.mu.Unlock()
-	return f.token, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for i, c := range s.calls {
-			if c == f {
-				s.calls = append(s.calls[:i], s.calls[i+1:]...)
-				return
-			}
+	return f
+}
+
+// end unregisters the call f began.
+func (s *session) end(f *inflight) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.calls {
+		if c == f {
+			s.calls = append(s.calls[:i], s.calls[i+1:]...)
+			return
 		}
 	}
 }

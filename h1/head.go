@@ -1,0 +1,262 @@
+package h1
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// readResponse reads the head of a response from br as http.ReadResponse
+// does. The head of a common response (HTTP/1.1; a status that has a body;
+// a Content-Length or chunked framing; at most maxFields fields, none of
+// them folded, Trailer or Pragma), whole in br's buffer after one read,
+// is parsed where it lies, its body read through f (resp.Body is then f,
+// or http.NoBody for a length of 0); anything else goes to
+// http.ReadResponse, which reads it from its start: nothing is consumed
+// before the head is known to be common.
+func readResponse(br *bufio.Reader, req *http.Request, f *framing) (*http.Response, error) {
+	if _, err := br.Peek(1); err != nil {
+		// What http.ReadResponse returns when the status line's read fails.
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	buf, _ := br.Peek(br.Buffered())
+	if n := headEnd(buf); n > 0 && req.Method != http.MethodHead {
+		var h head
+		if h.parse(buf[:n]) {
+			br.Discard(n)
+			return h.response(req, br, f), nil
+		}
+	}
+	return http.ReadResponse(br, req)
+}
+
+// headEnd returns the length of the head at the start of buf, up to and
+// with the blank line that ends it (a line feed followed by one, or by a
+// carriage return and one, as net/textproto reads lines), or -1 when buf
+// holds no such end.
+func headEnd(buf []byte) int {
+	for i := 0; ; {
+		j := bytes.IndexByte(buf[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		i += j + 1
+		switch {
+		case i < len(buf) && buf[i] == '\n':
+			return i + 1
+		case i+1 < len(buf) && buf[i] == '\r' && buf[i+1] == '\n':
+			return i + 2
+		}
+	}
+}
+
+// maxFields bounds the fields of a head that readResponse parses itself;
+// a head with more goes to http.ReadResponse.
+const maxFields = 32
+
+// head is a response head parsed where it lies in the reader's buffer.
+type head struct {
+	status  []byte // after the protocol: the code and the reason
+	code    int
+	fields  [maxFields]field
+	n       int   // fields used
+	values  int   // bytes of all the fields' values
+	length  int64 // Content-Length, -1 when chunked
+	chunked bool
+	close   bool // Connection: close
+	conn    bool // a Connection field was read
+}
+
+// field is a header field of a head: its canonical name and its value as
+// it lies in the buffer.
+type field struct {
+	key   string
+	value []byte
+}
+
+// parse parses the head b, ending with its blank line, and reports
+// whether it is a common one (readResponse).
+func (h *head) parse(b []byte) bool {
+	line, rest, ok := cutLine(b)
+	if !ok || !h.statusLine(line) {
+		return false
+	}
+	h.length = -1
+	seenLength := false
+	for {
+		line, rest, ok = cutLine(rest)
+		if !ok {
+			return false
+		}
+		if len(line) == 0 {
+			break
+		}
+		key, value, ok := splitField(line)
+		if !ok {
+			return false
+		}
+		switch key {
+		case "Content-Length":
+			if seenLength || !parseLength(value, &h.length) {
+				return false
+			}
+			seenLength = true
+		case "Transfer-Encoding":
+			if h.chunked || !strings.EqualFold(string(value), "chunked") {
+				return false
+			}
+			h.chunked = true
+			continue // net/http keeps it out of the Header
+		case "Connection":
+			if !h.connection(value) {
+				return false
+			}
+			if h.close {
+				continue // net/http deletes a Connection: close
+			}
+		case "Trailer", "Pragma":
+			return false
+		}
+		if h.n == maxFields {
+			return false
+		}
+		h.fields[h.n] = field{key, value}
+		h.n++
+		h.values += len(value)
+	}
+	// One framing exactly: none means a body up to the connection's close.
+	return len(rest) == 0 && seenLength != h.chunked
+}
+
+// statusLine parses "HTTP/1.1 CODE[ REASON]" with a code whose response
+// has a body (not 1xx, 204 or 304).
+func (h *head) statusLine(line []byte) bool {
+	const proto = "HTTP/1.1 "
+	if !bytes.HasPrefix(line, []byte(proto)) || bytes.IndexByte(line, '\r') >= 0 {
+		return false
+	}
+	s := line[len(proto):]
+	if len(s) < 3 || len(s) > 3 && s[3] != ' ' {
+		return false
+	}
+	code := 0
+	for _, c := range s[:3] {
+		if c < '0' || c > '9' {
+			return false
+		}
+		code = code*10 + int(c-'0')
+	}
+	if code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
+		return false
+	}
+	h.status, h.code = s, code
+	return true
+}
+
+// connection reads a Connection field: close or keep-alive, alone.
+func (h *head) connection(value []byte) bool {
+	if h.conn {
+		return false // a second field: net/http reads the tokens of all
+	}
+	h.conn = true
+	switch {
+	case strings.EqualFold(string(value), "close"):
+		h.close = true
+		return true
+	}
+	return strings.EqualFold(string(value), "keep-alive")
+}
+
+// cutLine cuts the line ending in CRLF at the start of b.
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 1 || b[i-1] != '\r' {
+		return nil, nil, false
+	}
+	return b[:i-1], b[i+1:], true
+}
+
+// parseLength parses a Content-Length of decimal digits (at most 18, so
+// that it fits an int64).
+func parseLength(v []byte, n *int64) bool {
+	if len(v) == 0 || len(v) > 18 {
+		return false
+	}
+	var x int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+		x = x*10 + int64(c-'0')
+	}
+	*n = x
+	return true
+}
+
+// response builds the response of the parsed head, whose body is read
+// from br through f.
+func (h *head) response(req *http.Request, br *bufio.Reader, f *framing) *http.Response {
+	resp := &http.Response{
+		Status:        status(h.status),
+		StatusCode:    h.code,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h.header(),
+		ContentLength: h.length,
+		Close:         h.close,
+		Request:       req,
+	}
+	*f = framing{br: br, n: h.length, resp: resp}
+	if h.chunked {
+		resp.TransferEncoding = []string{"chunked"}
+		f.startChunks()
+	}
+	resp.Body = f
+	if h.length == 0 {
+		resp.Body = http.NoBody
+	}
+	return resp
+}
+
+// header makes the head's Header: one string holds every value, one slice
+// every field's first.
+func (h *head) header() http.Header {
+	hd := make(http.Header, h.n)
+	var sb strings.Builder
+	sb.Grow(h.values)
+	for _, f := range h.fields[:h.n] {
+		sb.Write(f.value)
+	}
+	all := sb.String()
+	firsts := make([]string, h.n)
+	at := 0
+	for i, f := range h.fields[:h.n] {
+		v := all[at : at+len(f.value)]
+		at += len(f.value)
+		if vs, ok := hd[f.key]; ok {
+			hd[f.key] = append(vs, v)
+			continue
+		}
+		firsts[i] = v
+		hd[f.key] = firsts[i : i+1 : i+1]
+	}
+	return hd
+}
+
+// status returns the status line's code and reason as a string, without
+// a copy for the common ones.
+func status(b []byte) string {
+	switch string(b) {
+	case "200 OK":
+		return "200 OK"
+	case "202 Accepted":
+		return "202 Accepted"
+	}
+	return string(b)
+}
