@@ -161,7 +161,7 @@ func prepareMessage(m *mcpgate.Message) ([]byte, error) {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "message body: %v", err)
 	}
 	if m.ID == "" {
-		m.ID = mcpgate.NewID("msg_")
+		m.ID = mcpgate.NewOrderedID("msg_")
 	}
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now()
