@@ -73,13 +73,19 @@ func (b *seqBlocks) last(agentID string, n int) (int64, bool) {
 	return k.last, k.last-k.next+1 < int64(n)
 }
 
-// set records that the seqs of the agent up to last are reserved, the
-// size of them after first being given.
+// set records that the seqs of the agent from first to last are reserved
+// and none given yet, unless a seq of first or above was reserved or given
+// meanwhile (a post of Tx that took the counter's between a leader's
+// reservation and its set): then the reservation is dropped, since seqs
+// must not go back.
 func (b *seqBlocks) set(agentID string, first, last int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.blocks == nil {
 		b.blocks = map[string]*seqBlock{}
+	}
+	if k := b.blocks[agentID]; k != nil && k.last >= first {
+		return
 	}
 	b.blocks[agentID] = &seqBlock{next: first, last: last}
 }
