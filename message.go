@@ -100,9 +100,11 @@ type MessageStore interface {
 	// FindChannel returns ENOTFOUND if there is no such channel.
 	FindChannel(ctx context.Context, id string) (*Channel, error)
 	// PostMessage stores m, assigning Seq (and ID and CreatedAt when
-	// empty). Returns ENOTFOUND if its channel does not exist and ECONFLICT
-	// if its ID exists, or if it is a final reply to a message that has one
-	// already.
+	// empty) and setting its AgentID and Skill from its channel. An
+	// AgentID set by the caller names the agent the channel must be of.
+	// Returns ENOTFOUND if its channel does not exist or is another
+	// agent's, and ECONFLICT if its ID exists, or if it is a final reply to
+	// a message that has one already.
 	PostMessage(ctx context.Context, m *Message) error
 	// PostDelivered stores m as PostMessage does and, when m is a message
 	// to the workers of the inbox to and no older message of that inbox is

@@ -32,6 +32,13 @@ type MessageBus interface {
 	Handoff(inbox mcpgate.Inbox) mcpgate.Handoff
 }
 
+// Agents finds agents in memory. The registry implements it; what it
+// returns may be as old as the registry's last reload.
+type Agents interface {
+	// Agent returns the agent with the ID, and whether there is one.
+	Agent(id string) (*mcpgate.Agent, bool)
+}
+
 // Defaults of the agent inbox.
 const (
 	// DefaultVisibility is how long a delivered, unacknowledged message
@@ -83,11 +90,14 @@ func (s *Server) worker(h callerHandler) apiHandler {
 
 // authenticateWorker finds the caller of a worker route, whose user it
 // leaves nil (the worker routes act for the key's agent, not for a user).
-// It reads the key's user only when the key's agent cannot be read, to
-// report a user that no longer exists as authenticate does: an agent the
-// key may read is owned by the key's user (Credential.Authorize), and a
-// user who owns agents cannot be deleted, so that user exists. That saves
-// a worker one read of the store per request.
+// The key's agent must be owned by the key's user (Credential.Authorize):
+// it is looked up in Options.Agents when set, as the MCP endpoint looks up
+// its agent, and read from the store when that does not settle it (no
+// such agent there, or another owner), so that a refusal is always the
+// store's. The key's user is read only when that check fails, to report
+// a user that no longer exists as authenticate does: a user who owns
+// agents cannot be deleted, so an agent the user owns proves the user
+// exists. That saves a worker two reads of the store per request.
 func (s *Server) authenticateWorker(r *http.Request) (*caller, error) {
 	cred, err := s.opts.Auth.Authenticate(r)
 	if err != nil {
@@ -103,6 +113,9 @@ func (s *Server) authenticateWorker(r *http.Request) (*caller, error) {
 		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "this gateway runs without the message service")
 	}
 	c := &caller{cred: cred}
+	if s.ownsAgentInMemory(cred) {
+		return c, nil
+	}
 	if _, err := s.readAgent(r.Context(), c, cred.AgentID); err != nil {
 		if _, uerr := s.callerOf(r.Context(), cred); uerr != nil {
 			return nil, uerr
@@ -110,6 +123,16 @@ func (s *Server) authenticateWorker(r *http.Request) (*caller, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// ownsAgentInMemory reports whether Options.Agents holds the agent key's
+// agent, owned by the key's user.
+func (s *Server) ownsAgentInMemory(cred *mcpgate.Credential) bool {
+	if s.opts.Agents == nil {
+		return false
+	}
+	a, ok := s.opts.Agents.Agent(cred.AgentID)
+	return ok && a.OwnerID == cred.UserID
 }
 
 // handleInboxAck acknowledges messages, so that they are not delivered
@@ -152,12 +175,10 @@ type messagePost struct {
 // channel of its agent. A final reply acknowledges the chat_message it
 // answers. Returns ENOTFOUND for a channel of another agent, EINVALID for a
 // type agents do not post or an in_reply_to that is not a chat_message of
-// the channel, and ECONFLICT for a second final reply.
+// the channel, and ECONFLICT for a second final reply. The channel is not
+// read first: the post names the key's agent, and the store refuses a
+// channel of any other as one that does not exist.
 func (s *Server) handleMessagePost(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ch, err := s.workerChannel(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
 	var req messagePost
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
@@ -169,7 +190,7 @@ func (s *Server) handleMessagePost(w http.ResponseWriter, r *http.Request, c *ca
 		return fieldErrorf(mcpgate.EINVALID, "in_reply_to", "in_reply_to must name the chat_message this answers")
 	}
 	m := &mcpgate.Message{
-		ChannelID: ch.ID, AgentID: ch.AgentID, Skill: ch.Skill, Type: req.Type,
+		ChannelID: r.PathValue("id"), AgentID: c.cred.AgentID, Type: req.Type,
 		InReplyTo: req.InReplyTo, Sender: c.cred.Identity(), Body: req.Body,
 	}
 	if err := s.opts.Bus.Post(r.Context(), m); err != nil {
@@ -180,19 +201,6 @@ func (s *Server) handleMessagePost(w http.ResponseWriter, r *http.Request, c *ca
 	}
 	writeJSON(w, http.StatusCreated, m)
 	return nil
-}
-
-// workerChannel returns a channel of the agent key's agent; ENOTFOUND for
-// any other.
-func (s *Server) workerChannel(ctx context.Context, c *caller, id string) (*mcpgate.Channel, error) {
-	ch, err := s.opts.Store.FindChannel(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if ch.AgentID != c.cred.AgentID {
-		return nil, notFound("channel", id)
-	}
-	return ch, nil
 }
 
 // handleMessageList returns a page of a channel's history, to an agent key

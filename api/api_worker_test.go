@@ -16,11 +16,12 @@ import (
 	"github.com/mcpgate/mcpgate/skilledit"
 )
 
-// userReads is a Store that counts the reads of users and records the
-// messages each renewal was asked to renew.
+// userReads is a Store that counts the reads of users (n), agents and
+// channels, and records the messages each renewal was asked to renew.
 type userReads struct {
 	Store
-	n atomic.Int64
+	n                atomic.Int64
+	agents, channels atomic.Int64
 
 	mu      sync.Mutex
 	renewed [][]string
@@ -32,6 +33,16 @@ type userReads struct {
 func (s *userReads) FindUserByID(ctx context.Context, id string) (*mcpgate.User, error) {
 	s.n.Add(1)
 	return s.Store.FindUserByID(ctx, id)
+}
+
+func (s *userReads) FindAgent(ctx context.Context, id string) (*mcpgate.Agent, error) {
+	s.agents.Add(1)
+	return s.Store.FindAgent(ctx, id)
+}
+
+func (s *userReads) FindChannel(ctx context.Context, id string) (*mcpgate.Channel, error) {
+	s.channels.Add(1)
+	return s.Store.FindChannel(ctx, id)
 }
 
 func (s *userReads) RenewMessages(ctx context.Context, agentID string, held map[string]time.Time, now time.Time) ([]string, error) {
@@ -58,14 +69,25 @@ func (s *userReads) renewals() [][]string {
 // counting the reads of users and recording renewals.
 func mustCountingWorkerFixture(tb testing.TB, visibility time.Duration) (*agentFixture, *userReads) {
 	tb.Helper()
+	return mustCountingFixture(tb, visibility, false)
+}
+
+// mustCountingFixture is mustCountingWorkerFixture whose API finds agents
+// in the fixture's registry when inMemory is set.
+func mustCountingFixture(tb testing.TB, visibility time.Duration, inMemory bool) (*agentFixture, *userReads) {
+	tb.Helper()
 	f := &agentFixture{apiFixture: mustAPIFixture(tb)}
 	f.bus = bus.New(&bus.Options{Store: f.store, Logger: slog.New(slog.DiscardHandler)})
 	tb.Cleanup(func() { f.bus.Close() })
 	counted := &userReads{Store: f.store}
-	srv := New(&Options{
+	opts := &Options{
 		Store: counted, Skills: skilledit.Editor{Store: f.store}, Auth: auth.NewAuthenticator(f.store, nil),
 		Bus: f.bus, Visibility: visibility,
-	})
+	}
+	if inMemory {
+		opts.Agents = f.registry
+	}
+	srv := New(opts)
 	f.http = serveBehindServer(tb, f.store, f.registry, srv)
 	f.apiFixture.http = f.http
 	return f, counted
@@ -95,6 +117,37 @@ func TestWorkerReadsNoUser(t *testing.T) {
 	must(t, err)
 	must(t, f.store.DeleteUser(ctx, alice.ID))
 	f.call(t, "GET", "/api/v1/agent/inbox", f.shopKey, "").wantError(t, 401, mcpgate.EUNAUTHORIZED, "", "")
+}
+
+// TestWorkerReplyReadsNoAgentOrChannel: with the registry's agents at
+// hand, a worker's reply reads neither its agent nor the channel from the
+// store (the post names the key's agent, and the store refuses a channel
+// of another); a key of an agent given to another owner is still refused
+// once the registry holds the change, and a reply to another agent's
+// channel is refused as one to no channel.
+func TestWorkerReplyReadsNoAgentOrChannel(t *testing.T) {
+	f, counted := mustCountingFixture(t, time.Hour, true)
+	ctx := context.Background()
+	must(t, f.registry.Reload(ctx))
+	ch := f.mustChannel(t, "ch_1")
+	chat := f.mustChat(t, ch, "x")
+	f.call(t, "POST", "/api/v1/channels/ch_1/messages", f.shopKey, `{"type":"agent_reply","in_reply_to":"`+chat.ID+`","body":{"text":"ok"}}`).want(t, 201)
+	if a, c := counted.agents.Load(), counted.channels.Load(); a != 0 || c != 0 {
+		t.Errorf("the worker's reply read agents %d times and channels %d times, want 0 and 0", a, c)
+	}
+	must(t, f.store.CreateChannel(ctx, &mcpgate.Channel{ID: "ch_bob", AgentID: "bobs", Skill: "ask", Owner: "user:x"}))
+	bobs := &mcpgate.Message{ChannelID: "ch_bob", AgentID: "bobs", Type: mcpgate.MessageChat, Sender: "user:x", Body: mcpgate.MessageBody{Text: "y"}}
+	must(t, f.bus.Post(ctx, bobs))
+	f.call(t, "POST", "/api/v1/channels/ch_bob/messages", f.shopKey, `{"type":"agent_reply","in_reply_to":"`+bobs.ID+`","body":{"text":"ok"}}`).
+		wantError(t, 404, mcpgate.ENOTFOUND, "", "ch_bob")
+	shop, err := f.store.FindAgent(ctx, "shop")
+	must(t, err)
+	bob, err := f.store.FindUserByName(ctx, "bob")
+	must(t, err)
+	shop.OwnerID = bob.ID
+	must(t, f.store.UpdateAgent(ctx, shop))
+	must(t, f.registry.Reload(ctx))
+	f.call(t, "GET", "/api/v1/agent/inbox", f.shopKey, "").wantError(t, 403, mcpgate.EFORBIDDEN, "", "previous owner")
 }
 
 func must(tb testing.TB, err error) {

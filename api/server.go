@@ -40,6 +40,10 @@ type Options struct {
 	// Bus posts agent workers' messages and wakes their inbox streams;
 	// optional: without it the agent worker routes answer 503.
 	Bus MessageBus
+	// Agents finds agents as the registry holds them in memory, so that a
+	// worker's request need not read its agent from the store; optional:
+	// without it every worker request reads it.
+	Agents Agents
 	// Visibility is how long a message delivered to an agent worker waits
 	// for its acknowledgement before it is delivered again; default
 	// DefaultVisibility.

@@ -38,7 +38,7 @@ func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelt
 	madeID := m.ID == ""
 	if b.broker == nil {
 		if madeID {
-			m.ID = mcpgate.NewID("msg_") // to wait under before it is posted
+			m.ID = mcpgate.NewOrderedID("msg_") // to wait under before it is posted
 		}
 		a = b.askers.add(m.ID)
 		defer b.askers.remove(m.ID)

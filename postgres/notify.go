@@ -51,6 +51,7 @@ type Broker struct {
 	db      *sql.DB // publishes
 	channel string
 	logger  *slog.Logger
+	pub     publisher // notifications waiting to be sent (publish.go)
 }
 
 // notification is the JSON payload of a NOTIFY.
@@ -87,7 +88,8 @@ func OpenBroker(ctx context.Context, dsn string, opts *BrokerOptions) (*Broker, 
 func (b *Broker) Close() error { return b.db.Close() }
 
 // Publish notifies every listener, this process's included, of payload on
-// topic. The notification is sent when the statement commits, at once.
+// topic. The notification is sent when the statement commits, at once, or
+// together with those published meanwhile when another is being sent.
 func (b *Broker) Publish(ctx context.Context, topic string, payload []byte) error {
 	text, err := json.Marshal(notification{Topic: topic, Payload: payload})
 	if err != nil {
@@ -96,7 +98,7 @@ func (b *Broker) Publish(ctx context.Context, topic string, payload []byte) erro
 	if len(text) > maxPayload {
 		return fmt.Errorf("publish %s: notification of %d bytes exceeds %d", topic, len(text), maxPayload)
 	}
-	if _, err := b.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, b.channel, string(text)); err != nil {
+	if err := b.publish(ctx, string(text)); err != nil {
 		return fmt.Errorf("publish %s: %w", topic, err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,6 +74,45 @@ func TestBrokerPublishSubscribe(t *testing.T) {
 	}
 	if err := pub.Publish(ctx, "big", []byte(strings.Repeat("x", 8000))); err == nil {
 		t.Error("Publish of 8000 bytes succeeded; want an error")
+	}
+}
+
+// TestBrokerPublishTogether: notifications published while one is being
+// sent go in one statement, each sent once however often it was
+// published, and every listener gets each of them.
+func TestBrokerPublishTogether(t *testing.T) {
+	dsn := pgtest.Database(t, pgtest.Admin(t))
+	_, events := mustSubscribe(t, dsn)
+	pub := mustBroker(t, dsn)
+	sent := []event{{"reply:ch_1", "rep_a"}, {"inbox:weather", "rep_a"}, {"reply:ch_1", "rep_a"}, {"reply:ch_2", "rep_b"}}
+	postgres.HoldPublishing(pub, len(sent))
+	errs := make([]error, len(sent))
+	var wg sync.WaitGroup
+	for i, e := range sent {
+		wg.Go(func() { errs[i] = pub.Publish(context.Background(), e.topic, []byte(e.payload)) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Publish %+v: %v", sent[i], err)
+		}
+	}
+	if n := postgres.PublishBatches(pub); n != 1 {
+		t.Errorf("%d statements, want 1 for the four notifications", n)
+	}
+	got := map[event]int{}
+	for range 3 {
+		select {
+		case e := <-events:
+			got[e]++
+		case <-time.After(10 * time.Second):
+			t.Fatalf("got %v within 10s, want three distinct events", got)
+		}
+	}
+	for _, e := range sent {
+		if got[e] != 1 {
+			t.Errorf("event %+v arrived %d times, want once", e, got[e])
+		}
 	}
 }
 

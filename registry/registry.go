@@ -69,6 +69,16 @@ func (r *Registry) Table(agentID string) (t *Table, ok bool) {
 	return t, ok
 }
 
+// Agent returns the agent with the ID as last loaded, and whether there is
+// one. The agent is shared: callers must not change it.
+func (r *Registry) Agent(id string) (*mcpgate.Agent, bool) {
+	t, ok := r.Table(id)
+	if !ok {
+		return nil, false
+	}
+	return t.Agent, true
+}
+
 // Tables returns every agent's current table, sorted by agent ID, for
 // callers that serve the tools of several agents at once.
 func (r *Registry) Tables() []*Table {

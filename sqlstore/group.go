@@ -32,10 +32,11 @@ func groupsCommits(d Dialect) bool {
 
 // groupOp is one post waiting for a batch.
 type groupOp struct {
-	fn   func(tx *Store) error
-	done chan groupResult // receives the outcome, or the lead
-	err  error
-	pnc  any // a panic of fn, raised again in its caller
+	agentID string // the agent whose seq fn takes, if any (seqblock.go)
+	fn      func(tx *Store) error
+	done    chan groupResult // receives the outcome, or the lead
+	err     error
+	pnc     any // a panic of fn, raised again in its caller
 }
 
 // groupResult ends a wait: the op's outcome, or lead set when the op is to
@@ -57,12 +58,13 @@ type group struct {
 }
 
 // withGroupTx runs fn as withTx does, in a transaction it may share with
-// other posts on an engine that commits them together.
-func (s *Store) withGroupTx(ctx context.Context, fn func(tx *Store) error) error {
+// other posts on an engine that commits them together; fn takes a seq of
+// agentID, when it is not empty.
+func (s *Store) withGroupTx(ctx context.Context, agentID string, fn func(tx *Store) error) error {
 	if s.group == nil || s.inTx {
 		return s.withTx(ctx, fn)
 	}
-	op := &groupOp{fn: fn, done: make(chan groupResult, 1)}
+	op := &groupOp{agentID: agentID, fn: fn, done: make(chan groupResult, 1)}
 	if !s.group.enqueue(op) {
 		if r := <-op.done; !r.lead {
 			return op.outcome()
@@ -121,6 +123,9 @@ func (g *group) handOver() {
 // each but its caller's wait, and hands the lead over.
 func (s *Store) lead(ctx context.Context) {
 	ops := s.group.take()
+	if s.seqs != nil {
+		s.reserveSeqs(context.WithoutCancel(ctx), ops)
+	}
 	s.runBatch(ctx, ops)
 	s.group.handOver()
 	for _, op := range ops[1:] {

@@ -56,7 +56,7 @@ func TestGroupCommit(t *testing.T) {
 	for i, v := range values {
 		wg.Go(func() {
 			defer func() { panics[i] = recover() }()
-			errs[i] = s.withGroupTx(ctx, func(tx *Store) error {
+			errs[i] = s.withGroupTx(ctx, "", func(tx *Store) error {
 				if _, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ($1)`, v); err != nil {
 					return err
 				}
@@ -89,7 +89,7 @@ func TestGroupCommit(t *testing.T) {
 func TestGroupCommitAlone(t *testing.T) {
 	ctx := context.Background()
 	s := mustGroupStore(t, 1)
-	err := s.withGroupTx(ctx, func(tx *Store) error {
+	err := s.withGroupTx(ctx, "", func(tx *Store) error {
 		if _, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('x')`); err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func TestGroupCommitAlone(t *testing.T) {
 	if err2 := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM t`).Scan(&n); err == nil || err2 != nil || n != 0 {
 		t.Errorf("failed operation: err %v, %d rows left (%v)", err, n, err2)
 	}
-	if err := s.withGroupTx(ctx, func(tx *Store) error {
+	if err := s.withGroupTx(ctx, "", func(tx *Store) error {
 		_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('y')`)
 		return err
 	}); err != nil {
@@ -125,7 +125,7 @@ func TestGroupCommitLeaderCanceled(t *testing.T) {
 		s.group.hold = nil
 	}
 	insert := func(ctx context.Context, v string) error {
-		return s.withGroupTx(ctx, func(tx *Store) error {
+		return s.withGroupTx(ctx, "", func(tx *Store) error {
 			_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ($1)`, v)
 			return err
 		})

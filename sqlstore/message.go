@@ -19,7 +19,9 @@ import (
 // sequence would not do: two transactions can take 5 and 6 and commit 6
 // first. The price is that posts to one agent's channels queue behind each
 // other for the length of a short transaction; posts to different agents
-// do not. On SQLite the single writer serializes all posts anyway.
+// do not. On SQLite the single writer serializes all posts anyway, and the
+// process that holds it takes seqs from blocks it reserved on the row
+// (seqblock.go) instead of writing the row for each post.
 
 const messageColumns = `id, seq, channel_id, agent_id, skill, type, in_reply_to, sender, body, tool, arguments, created_at`
 
@@ -36,12 +38,15 @@ type storedBody struct {
 const DefaultListLimit = 100
 
 // PostMessage stores m, setting its ID when empty, its CreatedAt when zero,
-// its AgentID and Skill from its channel, and its Seq. Posting a final
-// reply or a cancel acknowledges the chat_message it answers, which is then
-// not delivered again. Returns ENOTFOUND if the channel does not exist,
-// ECONFLICT if the ID exists or if m is a final reply to a message that has
-// one already, and EINVALID if the type is unknown, or if a reply, delta or
-// cancel does not name a chat_message of the same channel in InReplyTo.
+// its AgentID and Skill from its channel, and its Seq. An AgentID set by
+// the caller names the agent the channel must be of; the check is part of
+// the statement that inserts m, so a caller that knows the agent saves a
+// read. Posting a final reply or a cancel acknowledges the chat_message it
+// answers, which is then not delivered again. Returns ENOTFOUND if the
+// channel does not exist or is another agent's, ECONFLICT if the ID exists
+// or if m is a final reply to a message that has one already, and EINVALID
+// if the type is unknown, or if a reply, delta or cancel does not name a
+// chat_message of the same channel in InReplyTo.
 func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
 	_, err := s.post(ctx, m, nil)
 	return err
@@ -68,50 +73,72 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox)
 	if to == nil && postsInOneStatement(s.d) {
 		return false, s.postInOneStatement(ctx, m, body)
 	}
-	err = s.withGroupTx(ctx, func(tx *Store) error {
-		if err := tx.checkMessageTarget(ctx, m); err != nil {
-			return err
+	if m.AgentID == "" {
+		if err := s.channelAgent(ctx, m); err != nil {
+			return false, err
 		}
-		if err := tx.nextSeq(ctx, m); err != nil {
-			return err
-		}
-		if delivered, err = tx.insertMessage(ctx, m, body, to); err != nil {
-			return err
-		}
-		if m.Type.Final() || m.Type == mcpgate.MessageCancel {
-			return tx.ack(ctx, m.InReplyTo, m.CreatedAt)
-		}
-		return nil
+	}
+	err = s.withGroupTx(ctx, m.AgentID, func(tx *Store) error {
+		var err error
+		delivered, err = tx.postIn(ctx, m, body, to)
+		return err
 	})
 	return delivered && err == nil, err
 }
 
-// postOneQuery takes the agent's next seq, inserts the message with it
-// and, for a final reply or a cancel, acknowledges the message it answers
-// ($12), all in one statement. The acknowledgement waits for the seq (its
-// EXISTS on s), so that it, like a claim, locks the agent's counter before
-// a message's row.
-const postOneQuery = `WITH s AS (INSERT INTO message_seqs (agent_id, seq) VALUES ($3, 1)
-		ON CONFLICT (agent_id) DO UPDATE SET seq = message_seqs.seq + 1 RETURNING seq),
-	a AS (UPDATE messages SET acked_at = COALESCE(acked_at, $11) WHERE $12 AND id = $6 AND EXISTS (SELECT 1 FROM s))
-	INSERT INTO messages (` + messageColumns + `)
-	SELECT $1, s.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM s RETURNING seq`
-
-// postInOneStatement stores m, not delivered, after checking its target:
-// one read, then one write statement, with no transaction around them,
-// so that the agent's seq lock is held only while the write runs (the
-// check reads what a post cannot change: a channel's agent, and whether
-// a message is a chat_message of it; the foreign key catches a channel
-// deleted in between).
-func (s *Store) postInOneStatement(ctx context.Context, m *mcpgate.Message, body []byte) error {
-	if err := s.checkMessageTarget(ctx, m); err != nil {
-		return err
+// postIn stores m in the transaction s: it takes the seq, inserts m when
+// its channel is its agent's and its reply target a chat_message of the
+// channel, and acknowledges the message a final reply or a cancel answers.
+func (s *Store) postIn(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (bool, error) {
+	if err := s.takeSeq(ctx, m); err != nil {
+		if s.d.Violation(err).Kind == ForeignKeyViolation {
+			return false, channelNotFound(m) // no such agent, so none of its channels
+		}
+		return false, err
 	}
+	ok, delivered, err := s.insertMessage(ctx, m, body, to)
+	if err != nil {
+		return false, err
+	} else if !ok {
+		return false, s.targetError(ctx, m)
+	}
+	if m.Type.Final() || m.Type == mcpgate.MessageCancel {
+		return delivered, s.ack(ctx, m.InReplyTo, m.CreatedAt)
+	}
+	return delivered, nil
+}
+
+// postOneQuery checks a message's target as insertQuery does (channel $2,
+// of agent $3 unless it is empty; in_reply_to $5), takes the agent's next
+// seq, inserts the message with it and, for a final reply or a cancel,
+// acknowledges the message it answers ($11), all in one statement, and
+// returns the seq, the agent and the skill; no row when the target is
+// wrong. The acknowledgement waits for the seq (its EXISTS on s), so that
+// it, like a claim, locks the agent's counter before a message's row.
+const postOneQuery = `WITH t AS (SELECT c.agent_id, c.skill FROM channels c
+		WHERE c.id = $2 AND ($3 = '' OR c.agent_id = $3) AND (CAST($5 AS TEXT) IS NULL
+		OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $5 AND r.channel_id = $2 AND r.type = 'chat_message'))),
+	s AS (INSERT INTO message_seqs (agent_id, seq) SELECT agent_id, 1 FROM t
+		ON CONFLICT (agent_id) DO UPDATE SET seq = message_seqs.seq + 1 RETURNING seq),
+	a AS (UPDATE messages SET acked_at = COALESCE(acked_at, $10) WHERE $11 AND id = $5 AND EXISTS (SELECT 1 FROM s))
+	INSERT INTO messages (` + messageColumns + `)
+	SELECT $1, s.seq, $2, t.agent_id, t.skill, $4, $5, $6, $7, $8, $9, $10 FROM s, t RETURNING seq, agent_id, skill`
+
+// postInOneStatement stores m, not delivered, in one statement with no
+// transaction around it, so that the agent's seq lock is held only while
+// it runs. The statement checks m's target itself; when it inserts
+// nothing, a read says why.
+func (s *Store) postInOneStatement(ctx context.Context, m *mcpgate.Message, body []byte) error {
 	ack := m.Type.Final() || m.Type == mcpgate.MessageCancel
 	err := s.write.QueryRowContext(ctx, postOneQuery,
-		m.ID, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
-		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt), ack).Scan(&m.Seq)
-	if err != nil {
+		m.ID, m.ChannelID, m.AgentID, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
+		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt), ack).Scan(&m.Seq, &m.AgentID, &m.Skill)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return s.targetError(ctx, m)
+	case s.d.Violation(err).Kind == ForeignKeyViolation:
+		return channelNotFound(m) // deleted with its agent meanwhile
+	case err != nil:
 		return s.insertError(m, err)
 	}
 	return nil
@@ -134,7 +161,7 @@ func prepareMessage(m *mcpgate.Message) ([]byte, error) {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "message body: %v", err)
 	}
 	if m.ID == "" {
-		m.ID = mcpgate.NewID("msg_")
+		m.ID = mcpgate.NewOrderedID("msg_")
 	}
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now()
@@ -143,23 +170,41 @@ func prepareMessage(m *mcpgate.Message) ([]byte, error) {
 	return body, nil
 }
 
-// checkMessageTarget sets m's agent and skill from its channel and checks
-// that the message it replies to, if any, is a chat_message of the same
-// channel. One query reads both.
-func (s *Store) checkMessageTarget(ctx context.Context, m *mcpgate.Message) error {
-	var typ sql.NullString
-	err := s.write.QueryRowContext(ctx, `SELECT agent_id, skill,
-		(SELECT type FROM messages WHERE id = $2 AND channel_id = $1) FROM channels WHERE id = $1`,
-		m.ChannelID, m.InReplyTo).Scan(&m.AgentID, &m.Skill, &typ)
+// channelAgent sets m's agent from its channel, whose agent never changes.
+func (s *Store) channelAgent(ctx context.Context, m *mcpgate.Message) error {
+	err := s.read.QueryRowContext(detach(ctx), `SELECT agent_id FROM channels WHERE id = $1`, m.ChannelID).Scan(&m.AgentID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return mcpgate.Errorf(mcpgate.ENOTFOUND, "channel %q not found", m.ChannelID)
+		return channelNotFound(m)
 	} else if err != nil {
 		return fmt.Errorf("post message: find channel %s: %w", m.ChannelID, err)
 	}
-	if m.InReplyTo != "" && typ.String != string(mcpgate.MessageChat) {
+	return nil
+}
+
+// channelNotFound is the error of a post to a channel that does not exist
+// or is not of the agent the post names.
+func channelNotFound(m *mcpgate.Message) error {
+	return mcpgate.Errorf(mcpgate.ENOTFOUND, "channel %q not found", m.ChannelID)
+}
+
+// targetError says why m was not inserted: its channel does not exist or
+// is not its agent's, or the message it replies to is not a chat_message
+// of the channel.
+func (s *Store) targetError(ctx context.Context, m *mcpgate.Message) error {
+	var agentID string
+	var typ sql.NullString
+	err := s.write.QueryRowContext(ctx, `SELECT agent_id,
+		(SELECT type FROM messages WHERE id = $2 AND channel_id = $1) FROM channels WHERE id = $1`,
+		m.ChannelID, m.InReplyTo).Scan(&agentID, &typ)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || err == nil && m.AgentID != "" && agentID != m.AgentID:
+		return channelNotFound(m)
+	case err != nil:
+		return fmt.Errorf("post message: find channel %s: %w", m.ChannelID, err)
+	case m.InReplyTo != "" && typ.String != string(mcpgate.MessageChat):
 		return mcpgate.Errorf(mcpgate.EINVALID, "in_reply_to %q is not a chat_message of channel %q", m.InReplyTo, m.ChannelID)
 	}
-	return nil
+	return fmt.Errorf("post message %s: not inserted", m.ID)
 }
 
 // nextSeq gives m the next seq of its agent, locking the agent's counter
@@ -173,46 +218,69 @@ func (s *Store) nextSeq(ctx context.Context, m *mcpgate.Message) error {
 	return nil
 }
 
-// forInbox reports whether m is a message to the workers of the inbox to.
+// forInbox reports whether m is a message to the workers of the agent of
+// the inbox to (the store checks the skill).
 func forInbox(m *mcpgate.Message, to *mcpgate.Inbox) bool {
-	return to != nil && m.Type.ToAgent() && m.AgentID == to.AgentID && (to.Skill == "" || m.Skill == to.Skill)
+	return to != nil && m.Type.ToAgent() && m.AgentID == to.AgentID
 }
 
-// insertMessage inserts m with its body as stored and, when it is a
-// message to the workers of the inbox to, delivered at its CreatedAt if
-// the inbox has no older claimable message; it reports whether it was.
-// The check runs after the seq is taken: the seq lock keeps any older
+// insertMessage inserts m with its body as stored, taking its skill from
+// its channel, when the channel is m's agent's and the message m replies
+// to, if any, is a chat_message of it; it reports whether it did. When m
+// is a message to the workers of the inbox to, it is inserted delivered at
+// its CreatedAt if the inbox has no older claimable message, and
+// insertMessage reports whether it was. The check runs after the seq is
+// taken: the seq lock (or, on SQLite, the one writer) keeps any older
 // message from being posted meanwhile, and on PostgreSQL the statement
 // sees every post committed before the lock was granted.
-func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (delivered bool, err error) {
-	args := []any{m.ID, m.Seq, m.ChannelID, m.AgentID, m.Skill, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
+func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (ok, delivered bool, err error) {
+	args := []any{m.ID, m.Seq, m.ChannelID, m.AgentID, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
 		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt)}
+	q := insertQuery
 	if forInbox(m, to) {
-		args = append(args, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill)
-		err = s.write.QueryRowContext(ctx, checkedInsertQuery, args...).Scan(&delivered)
-	} else {
-		_, err = s.write.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, args...)
+		q, args = checkedInsertQuery, append(args, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill)
 	}
-	if err != nil {
-		return false, s.insertError(m, err)
+	err = s.write.QueryRowContext(ctx, q, args...).Scan(&m.Skill, &delivered)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	} else if err != nil {
+		return false, false, s.insertError(m, err)
 	}
-	return delivered, nil
+	return true, delivered, nil
 }
 
-// checkedInsertQuery inserts a message ($1 to $12 as messageColumns)
-// delivered at its created_at, its first attempt, unless a message of the
-// same inbox (of skill $14, or of all when it is empty) with a smaller seq is
-// claimable (never delivered, or delivered at $13 or before), and returns
-// whether it was delivered. The casts give PostgreSQL one type for each
-// parameter used twice.
+// targetedValues are the columns of a message (messageColumns) inserted
+// from the channel c: id $1, seq $2, type $5, in_reply_to $6, sender $7,
+// body $8, tool $9, arguments $10 and created_at $11, with the channel's
+// ID, agent and skill. targetedWhere holds when c is channel $3, of agent
+// $4, and in_reply_to, when set, is a chat_message of it. The casts give
+// PostgreSQL one type for each parameter used twice.
+const (
+	targetedValues = `$1, CAST($2 AS BIGINT), c.id, c.agent_id, c.skill, $5, CAST($6 AS TEXT), $7, $8, $9, $10, CAST($11 AS BIGINT)`
+	targetedWhere  = `c.id = $3 AND c.agent_id = $4 AND (CAST($6 AS TEXT) IS NULL
+		OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $6 AND r.channel_id = $3 AND r.type = 'chat_message'))`
+)
+
+// insertQuery inserts a message from its channel, returning its skill and
+// whether it was delivered (never).
+const insertQuery = `INSERT INTO messages (` + messageColumns + `)
+	SELECT ` + targetedValues + ` FROM channels c WHERE ` + targetedWhere + `
+	RETURNING skill, delivered_at IS NOT NULL`
+
+// checkedInsertQuery is insertQuery for a message to the workers of an
+// inbox (of skill $13, or of all when it is empty): it is inserted
+// delivered at its created_at, its first attempt, when it is of the
+// inbox's skill and no message of the same inbox with a smaller seq is
+// claimable (never delivered, or delivered at $12 or before).
 const checkedInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
-	SELECT $1, CAST($2 AS BIGINT), $3, $4, $5, $6, $7, $8, $9, $10, $11, CAST($12 AS BIGINT),
-		CASE WHEN c.free THEN CAST($12 AS BIGINT) END, CASE WHEN c.free THEN 1 ELSE 0 END
-	FROM (SELECT NOT EXISTS (SELECT 1 FROM messages
+	SELECT ` + targetedValues + `,
+		CASE WHEN f.free AND (CAST($13 AS TEXT) = '' OR c.skill = $13) THEN CAST($11 AS BIGINT) END,
+		CASE WHEN f.free AND (CAST($13 AS TEXT) = '' OR c.skill = $13) THEN 1 ELSE 0 END
+	FROM channels c, (SELECT NOT EXISTS (SELECT 1 FROM messages
 		WHERE agent_id = $4 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $13) AND ($14 = '' OR skill = $14) AND seq < $2) AS free) AS c
-	RETURNING delivered_at IS NOT NULL`
+		AND (delivered_at IS NULL OR delivered_at <= $12) AND ($13 = '' OR skill = $13) AND seq < $2) AS free) AS f
+	WHERE ` + targetedWhere + `
+	RETURNING skill, delivered_at IS NOT NULL`
 
 // insertError maps the error of inserting m to the store's errors.
 func (s *Store) insertError(m *mcpgate.Message, err error) error {

@@ -40,6 +40,9 @@ type Store struct {
 	// group batches concurrent posts into one transaction (group.go); nil
 	// on an engine that does not, and inside a transaction.
 	group *group
+	// seqs are the agents' seqs reserved for posts (seqblock.go), shared
+	// by the Store's transactions; nil on an engine without group commit.
+	seqs *seqBlocks
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.
@@ -67,7 +70,7 @@ func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
 	s := &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}
 	s.cacheStatements()
 	if groupsCommits(d) {
-		s.group = &group{}
+		s.group, s.seqs = &group{}, &seqBlocks{}
 	}
 	return s, nil
 }
@@ -137,10 +140,10 @@ func (s *Store) prepareMissed(ctx context.Context, missed []string) {
 // the queries it ran that the writer's cache did not hold yet.
 func (s *Store) txStore(tx *sql.Tx, missed *[]string) *Store {
 	if s.writeStmts == nil {
-		return &Store{read: tx, write: tx, d: s.d, inTx: true}
+		return &Store{read: tx, write: tx, d: s.d, inTx: true, seqs: s.seqs}
 	}
 	q := cachedTx{tx: tx, c: s.writeStmts, missed: missed}
-	return &Store{read: q, write: q, d: s.d, inTx: true}
+	return &Store{read: q, write: q, d: s.d, inTx: true, seqs: s.seqs}
 }
 
 // Generation returns the counter that every change to agents, skills or

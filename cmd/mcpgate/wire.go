@@ -122,7 +122,7 @@ func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics
 		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: caller, Logger: m.logger}),
 		API: api.New(&api.Options{
 			Store: m.store, Skills: skilledit.Editor{Store: m.store}, Auth: authn, Changed: m.regSync.Changed, Forget: authn.Forget,
-			Bus: b, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals, Tasks: m.tasks,
+			Bus: b, Agents: m.registry, Visibility: m.Config.AgentVisibility, Logger: m.logger, Approvals: m.approvals, Tasks: m.tasks,
 			Blobs: m.blobs(), Signer: m.fileSigner(),
 			PublicURL: m.Config.PublicURL, MaxUploadBytes: m.Config.MaxUploadBytes, Webhooks: m.webhooks.service,
 		}),

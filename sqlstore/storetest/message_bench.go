@@ -90,7 +90,7 @@ func handoffRoundTrip(ctx context.Context, s mcpgate.Store, channelID string) er
 	} else if !delivered {
 		return fmt.Errorf("message %s not delivered as posted", chat.ID)
 	}
-	reply := &mcpgate.Message{ChannelID: channelID, Type: mcpgate.MessageReply, InReplyTo: chat.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}}
+	reply := &mcpgate.Message{ChannelID: channelID, AgentID: "weather", Type: mcpgate.MessageReply, InReplyTo: chat.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}}
 	if err := s.PostMessage(ctx, reply); err != nil {
 		return err
 	}

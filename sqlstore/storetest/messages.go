@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ func messageTests() []test {
 		{"PostDeliveredInOrder", testPostDeliveredInOrder},
 		{"RepliesAcknowledge", testRepliesAcknowledge},
 		{"ConcurrentPosts", testConcurrentPosts},
+		{"SeqsInTransactions", testSeqsInTransactions},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"CascadeWithAgent", testMessagesCascade},
 		{"Presence", testPresence},
@@ -93,7 +95,7 @@ func testPostAndList(t *testing.T, s mcpgate.Store) {
 	mustChannel(t, s, "ch-1", "weather", "chat")
 	created := time.Date(2026, 1, 2, 3, 4, 5, 6789, time.UTC)
 	chat := &mcpgate.Message{
-		ID: "msg-1", ChannelID: "ch-1", AgentID: "ignored", Skill: "ignored", Type: mcpgate.MessageChat, Sender: "user:" + u.ID,
+		ID: "msg-1", ChannelID: "ch-1", Skill: "ignored", Type: mcpgate.MessageChat, Sender: "user:" + u.ID,
 		Body: mcpgate.MessageBody{
 			Text: "hello", Parts: []mcpgate.Content{mcpgate.TextContent("hello"), {Type: "image", Data: "aGk=", MimeType: "image/png"}},
 			Data:        json.RawMessage(`{"city":"Oslo"}`),
@@ -104,6 +106,9 @@ func testPostAndList(t *testing.T, s mcpgate.Store) {
 	}
 	must(t, s.PostMessage(ctx, chat))
 	mustEqual(t, "agent and skill from the channel", []string{chat.AgentID, chat.Skill}, []string{"weather", "chat"})
+	named := &mcpgate.Message{ChannelID: "ch-1", AgentID: "weather", Skill: "ignored", Type: mcpgate.MessageChat, Sender: "user:" + u.ID}
+	must(t, s.PostMessage(ctx, named))
+	mustEqual(t, "skill from the channel of the agent named", named.Skill, "chat")
 	delta := mustPost(t, s, "ch-1", mcpgate.MessageReplyDelta, "msg-1", "thinking")
 	reply := mustPost(t, s, "ch-1", mcpgate.MessageReply, "msg-1", "sunny")
 	if !strings.HasPrefix(delta.ID, "msg_") {
@@ -116,10 +121,10 @@ func testPostAndList(t *testing.T, s mcpgate.Store) {
 
 	all, err := s.ListMessages(ctx, "ch-1", 0, 10)
 	must(t, err)
-	mustEqual(t, "ListMessages", all, []*mcpgate.Message{chat, delta, reply})
+	mustEqual(t, "ListMessages", all, []*mcpgate.Message{chat, named, delta, reply})
 	after, err := s.ListMessages(ctx, "ch-1", chat.Seq, 1)
 	must(t, err)
-	mustEqual(t, "after the first, limit 1", ids(after), []string{delta.ID})
+	mustEqual(t, "after the first, limit 1", ids(after), []string{named.ID})
 	none, err := s.ListMessages(ctx, "ch-missing", 0, 10)
 	must(t, err)
 	mustEqual(t, "unknown channel", len(none), 0)
@@ -129,6 +134,7 @@ func testPostErrors(t *testing.T, s mcpgate.Store) {
 	ctx := context.Background()
 	u := mustUser(t, s, "alice")
 	mustAgent(t, s, "weather", u.ID)
+	mustAgent(t, s, "other", u.ID)
 	mustChannel(t, s, "ch-1", "weather", "chat")
 	mustChannel(t, s, "ch-2", "weather", "chat")
 	chat := mustPost(t, s, "ch-1", mcpgate.MessageChat, "", "hello")
@@ -140,6 +146,10 @@ func testPostErrors(t *testing.T, s mcpgate.Store) {
 		code string
 	}{
 		{"unknown channel", mcpgate.Message{ChannelID: "ch-missing", Type: mcpgate.MessageChat}, mcpgate.ENOTFOUND},
+		{"unknown channel of the agent named", mcpgate.Message{ChannelID: "ch-missing", AgentID: "weather", Type: mcpgate.MessageChat}, mcpgate.ENOTFOUND},
+		{"channel of another agent than named", mcpgate.Message{ChannelID: "ch-1", AgentID: "other", Type: mcpgate.MessageChat}, mcpgate.ENOTFOUND},
+		{"reply on a channel of another agent than named", mcpgate.Message{ChannelID: "ch-1", AgentID: "other", Type: mcpgate.MessageReplyDelta, InReplyTo: chat.ID}, mcpgate.ENOTFOUND},
+		{"channel of an agent that does not exist", mcpgate.Message{ChannelID: "ch-1", AgentID: "nobody", Type: mcpgate.MessageChat}, mcpgate.ENOTFOUND},
 		{"unknown type", mcpgate.Message{ChannelID: "ch-1", Type: "gossip"}, mcpgate.EINVALID},
 		{"reply without in_reply_to", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageReply}, mcpgate.EINVALID},
 		{"cancel without in_reply_to", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageCancel}, mcpgate.EINVALID},
@@ -416,6 +426,36 @@ func testConcurrentPosts(t *testing.T, s mcpgate.Store) {
 		}
 	}
 	mustEqual(t, "messages seen on ch-1", len(seen), writers*rounds/2)
+}
+
+// testSeqsInTransactions checks that seqs keep increasing across posts
+// made inside Tx, committed or rolled back, and posts made outside it.
+func testSeqsInTransactions(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-1", "weather", "chat")
+	first := mustPost(t, s, "ch-1", mcpgate.MessageChat, "", "one")
+	var inTx *mcpgate.Message
+	must(t, s.Tx(ctx, func(tx mcpgate.Store) error {
+		inTx = mustPost(t, tx, "ch-1", mcpgate.MessageChat, "", "two")
+		return nil
+	}))
+	rollBack := errors.New("roll back")
+	err := s.Tx(ctx, func(tx mcpgate.Store) error {
+		mustPost(t, tx, "ch-1", mcpgate.MessageChat, "", "gone")
+		return rollBack
+	})
+	if !errors.Is(err, rollBack) {
+		t.Fatalf("Tx returned %v, want its fn's error", err)
+	}
+	last := mustPost(t, s, "ch-1", mcpgate.MessageChat, "", "three")
+	all, err := s.ListMessages(ctx, "ch-1", 0, 10)
+	must(t, err)
+	mustEqual(t, "messages", ids(all), []string{first.ID, inTx.ID, last.ID})
+	if !(first.Seq < inTx.Seq && inTx.Seq < last.Seq) {
+		t.Errorf("seqs %d, %d, %d: want increasing", first.Seq, inTx.Seq, last.Seq)
+	}
 }
 
 // postMany posts rounds chat messages, alternately to ch-1 and ch-2, so
