@@ -127,6 +127,7 @@ type Main struct {
 	tracer         mcpgate.Tracer
 	secret         []byte                      // --secret-key or the data dir's key file, checked against the database's
 	keys           sealedKeys                  // the store, its signing keys sealed under secret
+	unlock         func() error                // releases the data dir's serve lock (SQLite)
 	shutdownTracer func(context.Context) error // nil when tracing is off
 }
 
@@ -264,6 +265,9 @@ func (m *Main) stop(term <-chan os.Signal) error {
 func (m *Main) Run(ctx context.Context) (err error) {
 	m.logger = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat)
 	tuneGC(m.Env)
+	if m.unlock, err = m.lockDataDir(); err != nil {
+		return err
+	}
 	if m.store, err = m.Config.store.openOrCreate(ctx, m.logger); err != nil {
 		return err
 	}
@@ -451,6 +455,10 @@ func (m *Main) Close() error {
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
 		m.store = nil
+	}
+	if m.unlock != nil {
+		errs = append(errs, m.unlock()) // after the store: the next process may open it
+		m.unlock = nil
 	}
 	return errors.Join(errs...)
 }
