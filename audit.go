@@ -2,9 +2,6 @@ package mcpgate
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"time"
 )
@@ -92,19 +89,7 @@ type CallStore interface {
 	DeleteCallsBefore(ctx context.Context, t time.Time, limit int) (int64, error)
 }
 
-// NewCallID returns the ID of a call that started at t: "call_" and 24
-// hex digits, 7 bytes of t in Unix microseconds, then 5 random bytes. IDs
-// that grow with time put each new audit row at the end of the primary
-// key's index, so a batch of rows dirties a few pages of it rather than
-// one page a row scattered over a large table, and IDs sort as their
-// calls started.
-func NewCallID(t time.Time) string {
-	var b [12]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMicro())<<8)
-	if _, err := rand.Read(b[7:]); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	id := [len("call_") + 2*len(b)]byte{'c', 'a', 'l', 'l', '_'}
-	hex.Encode(id[len("call_"):], b[:])
-	return string(id[:]) // one allocation: the pipeline makes one a call
-}
+// NewCallID returns the ID of a call that started at t: "call_" and the
+// time-ordered digits of NewOrderedID, so that audit rows go in at the end
+// of the primary key's index and IDs sort as their calls started.
+func NewCallID(t time.Time) string { return NewOrderedID("call_", t) }

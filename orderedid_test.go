@@ -1,37 +1,41 @@
-package mcpgate
+package mcpgate_test
 
 import (
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate"
 )
 
-// TestOrderedID: an ordered ID is the prefix and 24 hex digits, the first
-// 11 of them the time in milliseconds, so that IDs of later milliseconds
-// sort after earlier ones; IDs of one millisecond differ.
-func TestOrderedID(t *testing.T) {
+// TestNewOrderedID checks that ordered IDs keep the form of other IDs, the
+// first 14 hex digits the time in microseconds, so that IDs of later
+// times sort after earlier ones (which keeps inserts at the end of an
+// index); that IDs of one microsecond differ; and that a call ID is one
+// of them, made in one allocation.
+func TestNewOrderedID(t *testing.T) {
 	form := regexp.MustCompile(`^msg_[0-9a-f]{24}$`)
-	ms := uint64(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC).UnixMilli())
+	at := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
 	prev := ""
-	seen := map[string]bool{}
-	for i := range uint64(600) {
-		id := orderedID("msg_", ms+i/3)
-		if !form.MatchString(id) {
-			t.Fatalf("ID %q, want msg_ and 24 hex digits", id)
+	for i := range 1000 {
+		ti := at.Add(time.Duration(i) * time.Microsecond)
+		id := mcpgate.NewOrderedID("msg_", ti)
+		if !form.MatchString(id) || id <= prev {
+			t.Fatalf("ID %d: %q after %q", i, id, prev)
 		}
-		if got, err := strconv.ParseUint(id[4:15], 16, 64); err != nil || got != ms+i/3 {
-			t.Fatalf("ID %q starts with %x, want the time %x", id, got, ms+i/3)
+		if got, err := strconv.ParseUint(id[4:18], 16, 64); err != nil || got != uint64(ti.UnixMicro()) {
+			t.Fatalf("ID %q starts with %x, want the time %x", id, got, ti.UnixMicro())
 		}
-		if i%3 == 0 && id <= prev {
-			t.Errorf("ID %q of a later millisecond sorts before %q", id, prev)
-		}
-		if seen[id] {
-			t.Fatalf("ID %q made twice", id)
-		}
-		seen[id], prev = true, id
+		prev = id
 	}
-	if id := NewOrderedID("msg_"); !form.MatchString(id) {
-		t.Errorf("NewOrderedID = %q, want msg_ and 24 hex digits", id)
+	if a, b := mcpgate.NewOrderedID("msg_", at), mcpgate.NewOrderedID("msg_", at); a == b {
+		t.Error("two IDs of one microsecond are equal")
+	}
+	if id := mcpgate.NewCallID(at); !regexp.MustCompile(`^call_[0-9a-f]{24}$`).MatchString(id) {
+		t.Errorf("NewCallID = %q, want call_ and 24 hex digits", id)
+	}
+	if n := testing.AllocsPerRun(100, func() { mcpgate.NewCallID(at) }); n != 1 {
+		t.Errorf("NewCallID made %v allocations, want 1", n)
 	}
 }

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -38,7 +39,7 @@ func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelt
 	madeID := m.ID == ""
 	if b.broker == nil {
 		if madeID {
-			m.ID = mcpgate.NewOrderedID("msg_") // to wait under before it is posted
+			m.ID = mcpgate.NewOrderedID("msg_", time.Now()) // to wait under before it is posted
 		}
 		a = b.askers.add(m.ID)
 		defer b.askers.remove(m.ID)

@@ -9,9 +9,9 @@ import (
 // until n notifications are queued, so that they make one batch.
 func HoldPublishing(b *Broker, n int) {
 	var once sync.Once
-	b.pub.hold = func() {
+	b.pub.Hold = func() {
 		once.Do(func() {
-			for b.pub.queued() < n {
+			for b.pub.Queued() < n {
 				runtime.Gosched()
 			}
 		})
@@ -20,14 +20,6 @@ func HoldPublishing(b *Broker, n int) {
 
 // PublishBatches returns how many statements b sent notifications in.
 func PublishBatches(b *Broker) int {
-	b.pub.mu.Lock()
-	defer b.pub.mu.Unlock()
-	return b.pub.batches
-}
-
-// queued returns how many notifications wait to be sent.
-func (p *publisher) queued() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.queue)
+	n, _ := b.pub.Batches()
+	return n
 }

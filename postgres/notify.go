@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/internal/batch"
 )
 
 // Broker defaults.
@@ -51,7 +52,7 @@ type Broker struct {
 	db      *sql.DB // publishes
 	channel string
 	logger  *slog.Logger
-	pub     publisher // notifications waiting to be sent (publish.go)
+	pub     batch.Queue[*publishOp] // notifications waiting to be sent (publish.go)
 }
 
 // notification is the JSON payload of a NOTIFY.

@@ -7,7 +7,7 @@ import (
 )
 
 // TestImports keeps the store free of drivers and of every mcpgate
-// package but the root one.
+// package but the root one and the batch queue of group commit.
 func TestImports(t *testing.T) {
-	deptest.Check(t, "github.com/mcpgate/mcpgate")
+	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/internal/batch")
 }

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"sync"
 )
 
 // Group commit. On an engine with one writer connection (SQLite) every
@@ -16,7 +15,8 @@ import (
 // at once, and each post returns when the transaction holding it
 // committed. The posts of one batch take their seqs in turn and become
 // visible together, so the ordering of Seq holds (see message.go). When
-// it is done the leader hands the lead to the first post queued since.
+// it is done the leader hands the lead to the first post queued since
+// (package batch).
 
 // GroupCommitter is implemented by a Dialect whose engine has a single
 // writer connection; the Store then commits concurrent posts together.
@@ -34,27 +34,8 @@ func groupsCommits(d Dialect) bool {
 type groupOp struct {
 	agentID string // the agent whose seq fn takes, if any (seqblock.go)
 	fn      func(tx *Store) error
-	done    chan groupResult // receives the outcome, or the lead
 	err     error
 	pnc     any // a panic of fn, raised again in its caller
-}
-
-// groupResult ends a wait: the op's outcome, or lead set when the op is to
-// lead the next batch.
-type groupResult struct {
-	lead bool
-}
-
-// group queues the posts for the next batch.
-type group struct {
-	mu      sync.Mutex
-	queue   []*groupOp
-	leading bool
-	// batches counts the transactions run, for tests.
-	batches int
-	// hold, when set (tests), is called by a leader before it takes the
-	// queue.
-	hold func()
 }
 
 // withGroupTx runs fn as withTx does, in a transaction it may share with
@@ -64,13 +45,8 @@ func (s *Store) withGroupTx(ctx context.Context, agentID string, fn func(tx *Sto
 	if s.group == nil || s.inTx {
 		return s.withTx(ctx, fn)
 	}
-	op := &groupOp{agentID: agentID, fn: fn, done: make(chan groupResult, 1)}
-	if !s.group.enqueue(op) {
-		if r := <-op.done; !r.lead {
-			return op.outcome()
-		}
-	}
-	s.lead(ctx)
+	op := &groupOp{agentID: agentID, fn: fn}
+	s.group.Run(op, func(ops []*groupOp) { s.lead(ctx, ops) })
 	return op.outcome()
 }
 
@@ -82,55 +58,13 @@ func (op *groupOp) outcome() error {
 	return op.err
 }
 
-// enqueue queues op and reports whether its caller is to lead a batch now.
-func (g *group) enqueue(op *groupOp) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.queue = append(g.queue, op)
-	if g.leading {
-		return false
-	}
-	g.leading = true
-	return true
-}
-
-// take returns the queued posts for a batch.
-func (g *group) take() []*groupOp {
-	if g.hold != nil {
-		g.hold()
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	ops := g.queue
-	g.queue = nil
-	g.batches++
-	return ops
-}
-
-// handOver passes the lead to the first post queued meanwhile, or gives it
-// up when there is none.
-func (g *group) handOver() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.queue) == 0 {
-		g.leading = false
-		return
-	}
-	g.queue[0].done <- groupResult{lead: true}
-}
-
-// lead runs one batch of the queued posts (its caller's among them), ends
-// each but its caller's wait, and hands the lead over.
-func (s *Store) lead(ctx context.Context) {
-	ops := s.group.take()
+// lead runs one batch of the queued posts, its leader's among them,
+// setting each one's outcome.
+func (s *Store) lead(ctx context.Context, ops []*groupOp) {
 	if s.seqs != nil {
 		s.reserveSeqs(context.WithoutCancel(ctx), ops)
 	}
 	s.runBatch(ctx, ops)
-	s.group.handOver()
-	for _, op := range ops[1:] {
-		op.done <- groupResult{}
-	}
 }
 
 // runBatch runs ops in one transaction and sets each one's outcome. A

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/mcpgate/mcpgate/internal/batch"
 )
 
 // groupDialect is plainDialect on an engine that commits posts together.
@@ -21,23 +23,16 @@ func mustGroupStore(t *testing.T, n int) *Store {
 	if _, err := s.write.ExecContext(context.Background(), `CREATE UNIQUE INDEX t_v ON t (v)`); err != nil {
 		t.Fatal(err)
 	}
-	s.group = &group{}
+	s.group = &batch.Queue[*groupOp]{}
 	var once sync.Once
-	s.group.hold = func() {
+	s.group.Hold = func() {
 		once.Do(func() {
-			for s.group.queued() < n {
+			for s.group.Queued() < n {
 				runtime.Gosched()
 			}
 		})
 	}
 	return s
-}
-
-// queued returns how many operations wait for a batch.
-func (g *group) queued() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.queue)
 }
 
 // TestGroupCommit: operations queued while the writer is busy run in one
@@ -68,8 +63,8 @@ func TestGroupCommit(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if s.group.batches != 1 {
-		t.Errorf("%d transactions, want 1 for the whole batch", s.group.batches)
+	if n, _ := s.group.Batches(); n != 1 {
+		t.Errorf("%d transactions, want 1 for the whole batch", n)
 	}
 	for i, v := range values {
 		wantErr, wantPanic := v == "taken", v == "panic"
@@ -105,8 +100,8 @@ func TestGroupCommitAlone(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if s.group.batches != 2 || s.group.leading {
-		t.Errorf("%d batches, leading %v; want 2, and the lead given up", s.group.batches, s.group.leading)
+	if n, leading := s.group.Batches(); n != 2 || leading {
+		t.Errorf("%d batches, leading %v; want 2, and the lead given up", n, leading)
 	}
 }
 
@@ -117,12 +112,12 @@ func TestGroupCommitAlone(t *testing.T) {
 func TestGroupCommitLeaderCanceled(t *testing.T) {
 	s := mustGroupStore(t, 1)
 	leaderCtx, cancel := context.WithCancel(context.Background())
-	s.group.hold = func() {
-		for s.group.queued() < 3 {
+	s.group.Hold = func() {
+		for s.group.Queued() < 3 {
 			runtime.Gosched()
 		}
 		cancel()
-		s.group.hold = nil
+		s.group.Hold = nil
 	}
 	insert := func(ctx context.Context, v string) error {
 		return s.withGroupTx(ctx, "", func(tx *Store) error {
@@ -133,7 +128,7 @@ func TestGroupCommitLeaderCanceled(t *testing.T) {
 	var wg sync.WaitGroup
 	var leaderErr error
 	wg.Go(func() { leaderErr = insert(leaderCtx, "leader") })
-	for s.group.queued() < 1 { // the leader is queued first, so it leads
+	for s.group.Queued() < 1 { // the leader is queued first, so it leads
 		runtime.Gosched()
 	}
 	errs := make([]error, 2)

@@ -160,13 +160,13 @@ func prepareMessage(m *mcpgate.Message) ([]byte, error) {
 	if err != nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "message body: %v", err)
 	}
-	if m.ID == "" {
-		m.ID = mcpgate.NewOrderedID("msg_")
-	}
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now()
 	}
 	m.CreatedAt = normalize(m.CreatedAt)
+	if m.ID == "" {
+		m.ID = mcpgate.NewOrderedID("msg_", m.CreatedAt)
+	}
 	return body, nil
 }
 

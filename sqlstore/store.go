@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/internal/batch"
 )
 
 var _ mcpgate.Store = (*Store)(nil)
@@ -39,7 +40,7 @@ type Store struct {
 	readStmts, writeStmts *stmtCache
 	// group batches concurrent posts into one transaction (group.go); nil
 	// on an engine that does not, and inside a transaction.
-	group *group
+	group *batch.Queue[*groupOp]
 	// seqs are the agents' seqs reserved for posts (seqblock.go), shared
 	// by the Store's transactions; nil on an engine without group commit.
 	seqs *seqBlocks
@@ -70,7 +71,7 @@ func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
 	s := &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}
 	s.cacheStatements()
 	if groupsCommits(d) {
-		s.group, s.seqs = &group{}, &seqBlocks{}
+		s.group, s.seqs = &batch.Queue[*groupOp]{}, &seqBlocks{}
 	}
 	return s, nil
 }
