@@ -106,12 +106,7 @@ func TestWorkerReadsNoUser(t *testing.T) {
 		t.Errorf("the worker's reply read users %d times, want 0", n)
 	}
 	ctx := context.Background()
-	shop, err := f.store.FindAgent(ctx, "shop")
-	must(t, err)
-	bob, err := f.store.FindUserByName(ctx, "bob")
-	must(t, err)
-	shop.OwnerID = bob.ID
-	must(t, f.store.UpdateAgent(ctx, shop))
+	f.giveAgent(t, "shop", "bob")
 	f.call(t, "GET", "/api/v1/agent/inbox", f.shopKey, "").wantError(t, 403, mcpgate.EFORBIDDEN, "", "previous owner")
 	alice, err := f.store.FindUserByName(ctx, "alice")
 	must(t, err)
@@ -140,12 +135,7 @@ func TestWorkerReplyReadsNoAgentOrChannel(t *testing.T) {
 	must(t, f.bus.Post(ctx, bobs))
 	f.call(t, "POST", "/api/v1/channels/ch_bob/messages", f.shopKey, `{"type":"agent_reply","in_reply_to":"`+bobs.ID+`","body":{"text":"ok"}}`).
 		wantError(t, 404, mcpgate.ENOTFOUND, "", "ch_bob")
-	shop, err := f.store.FindAgent(ctx, "shop")
-	must(t, err)
-	bob, err := f.store.FindUserByName(ctx, "bob")
-	must(t, err)
-	shop.OwnerID = bob.ID
-	must(t, f.store.UpdateAgent(ctx, shop))
+	f.giveAgent(t, "shop", "bob")
 	must(t, f.registry.Reload(ctx))
 	f.call(t, "GET", "/api/v1/agent/inbox", f.shopKey, "").wantError(t, 403, mcpgate.EFORBIDDEN, "", "previous owner")
 }
@@ -203,4 +193,16 @@ func TestRenewalDue(t *testing.T) {
 	if !slices.Equal(got, []string{"old", "quarter"}) {
 		t.Errorf("due = %v, want old and quarter", got)
 	}
+}
+
+// giveAgent makes user the owner of agent, in the store.
+func (f *agentFixture) giveAgent(t *testing.T, agent, user string) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := f.store.FindAgent(ctx, agent)
+	must(t, err)
+	u, err := f.store.FindUserByName(ctx, user)
+	must(t, err)
+	a.OwnerID = u.ID
+	must(t, f.store.UpdateAgent(ctx, a))
 }
