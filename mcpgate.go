@@ -49,12 +49,14 @@ func NewOrderedID(prefix string, t time.Time) string {
 	if _, err := rand.Read(b[7:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
-	var digits [2 * len(b)]byte
-	hex.Encode(digits[:], b[:])
+	const digits = "0123456789abcdef"
 	var id strings.Builder
-	id.Grow(len(prefix) + len(digits))
+	id.Grow(len(prefix) + 2*len(b))
 	id.WriteString(prefix)
-	id.Write(digits[:])
+	for _, c := range b {
+		id.WriteByte(digits[c>>4])
+		id.WriteByte(digits[c&0x0f])
+	}
 	return id.String() // one allocation: the pipeline makes one a call
 }
 
