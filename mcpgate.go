@@ -49,14 +49,12 @@ func NewOrderedID(prefix string, t time.Time) string {
 	if _, err := rand.Read(b[7:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
-	const digits = "0123456789abcdef"
+	var digits [2 * len(b)]byte
+	hex.Encode(digits[:], b[:])
 	var id strings.Builder
-	id.Grow(len(prefix) + 2*len(b))
+	id.Grow(len(prefix) + len(digits))
 	id.WriteString(prefix)
-	for _, c := range b {
-		id.WriteByte(digits[c>>4])
-		id.WriteByte(digits[c&0x0f])
-	}
+	id.Write(digits[:])
 	return id.String() // one allocation: the pipeline makes one a call
 }
 
