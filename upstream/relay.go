@@ -157,8 +157,8 @@ func (l *link) relayedAsking(ctx context.Context, f *mcpgate.Forward, params jso
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)
 	}
-	call := s.begin(&mcpgate.Call{Client: f.Client})
-	defer s.end(call)
+	flight := s.begin(&mcpgate.Call{Client: f.Client})
+	defer s.end(flight)
 	raw, err := s.cs.Call(ctx, f.Method, params, tracedOptions(f.Notifier, "", f.Trace))
 	if err != nil {
 		return nil, callError(ctx, sk, err, timeout)

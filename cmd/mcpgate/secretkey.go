@@ -11,12 +11,6 @@ import (
 	"github.com/mcpgate/mcpgate/seal"
 )
 
-// secretBox returns the box that seals stored secrets, under the secret
-// key loadSecretKey read.
-func (m *Main) secretBox() (*seal.Box, error) {
-	return seal.New(m.secret)
-}
-
 // loadSecretKey reads the operator's secret (--secret-key, or the data
 // directory's key file, made on first start) and checks it against the
 // database's: the first process on a database stores the key's check, and
@@ -37,18 +31,18 @@ func (m *Main) loadSecretKey(ctx context.Context) error {
 			"give every process on one database the same --secret-key (MCPGATE_SECRET_KEY); without it each makes its own key file %s",
 			check, stored, filepath.Join(m.Config.store.dataDir, "secret.key"))
 	}
-	m.secret = key
+	box, err := seal.New(key)
+	if err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
+	m.secret, m.box = key, box
 	return nil
 }
 
 // sealKeys seals at rest the signing keys of access tokens and file URLs
 // under the secret key, those an earlier release stored in plain form too.
 func (m *Main) sealKeys(ctx context.Context) error {
-	box, err := m.secretBox()
-	if err != nil {
-		return err
-	}
-	m.keys = sealedKeys{Store: m.store, box: box}
+	m.keys = sealedKeys{Store: m.store, box: m.box}
 	return m.keys.sealPlain(ctx)
 }
 

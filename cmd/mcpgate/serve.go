@@ -30,6 +30,7 @@ import (
 	"github.com/mcpgate/mcpgate/netguard"
 	"github.com/mcpgate/mcpgate/pipeline"
 	"github.com/mcpgate/mcpgate/registry"
+	"github.com/mcpgate/mcpgate/seal"
 	"github.com/mcpgate/mcpgate/server"
 	"github.com/mcpgate/mcpgate/tasks"
 	"github.com/mcpgate/mcpgate/ui"
@@ -126,7 +127,8 @@ type Main struct {
 	results        *files.Results
 	tracer         mcpgate.Tracer
 	secret         []byte                      // --secret-key or the data dir's key file, checked against the database's
-	keys           sealedKeys                  // the store, its signing keys sealed under secret
+	box            *seal.Box                   // seals stored secrets under secret
+	keys           sealedKeys                  // the store, its signing keys sealed by box
 	unlock         func() error                // releases the data dir's serve lock (SQLite)
 	shutdownTracer func(context.Context) error // nil when tracing is off
 }
@@ -316,9 +318,7 @@ func (m *Main) wire() error {
 	}
 	m.regSync = registrySync{reg: m.registry, bus: b, logger: m.logger}
 	m.upstream = m.newUpstream(hub, guard)
-	if m.webhooks, err = m.newWebhooks(hub, guard, met, b); err != nil {
-		return err
-	}
+	m.webhooks = m.newWebhooks(hub, guard, met, b)
 	ttl, retention := m.governanceSettings()
 	m.retention = retention
 	opts := &pipeline.Options{Tables: m.registry, Backends: m.backends(b, guard), Recorder: met, BackendRecorder: met, Tracer: m.tracer, Logger: m.logger,

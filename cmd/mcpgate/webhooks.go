@@ -59,19 +59,15 @@ const webhooksTopic = "webhooks"
 // subscribes the outbox to every event published on hub, approvals' turned
 // into approval.requested and approval.decided. A webhook made or deleted
 // is signalled on b, so that every replica's outbox hears of it.
-func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.Metrics, b *bus.Bus) (*webhooks, error) {
-	box, err := m.secretBox()
-	if err != nil {
-		return nil, err
-	}
+func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.Metrics, b *bus.Bus) *webhooks {
 	policy, rec, f := netguard.Policy{AllowPrivate: m.Config.AllowPrivate}, met.NewWebhooks(), m.Config.webhooks
 	w := &webhooks{deliverer: webhook.NewDeliverer(&webhook.DelivererOptions{
-		Store: m.store, Secrets: box, Client: guard.Client(policy), Timeout: f.Timeout, Backoff: f.Backoff,
+		Store: m.store, Secrets: m.box, Client: guard.Client(policy), Timeout: f.Timeout, Backoff: f.Backoff,
 		Recorder: rec, Logger: m.logger,
 	}), bus: b}
 	w.outbox = webhook.NewOutbox(&webhook.OutboxOptions{Store: m.store, Owners: m.store, Wake: w.deliverer.Wake, Recorder: rec, Logger: m.logger,
 		Webhooks: m.store})
-	w.service = webhook.NewService(&webhook.ServiceOptions{Store: m.store, Sealer: box, Policy: policy, Wake: w.deliverer.Wake,
+	w.service = webhook.NewService(&webhook.ServiceOptions{Store: m.store, Sealer: m.box, Policy: policy, Wake: w.deliverer.Wake,
 		Changed: w.changed})
 	hub.OnPublish(w.outbox.Publish)
 	hub.OnApprovalRequested(func(a *mcpgate.Approval) {
@@ -80,7 +76,7 @@ func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.
 	hub.OnApprovalDecided(func(a *mcpgate.Approval) {
 		hub.Publish(context.Background(), webhook.ApprovalEvent(mcpgate.EventApprovalDecided, a))
 	})
-	return w, nil
+	return w
 }
 
 // changed reloads this replica's outbox at once, so that the next call's
