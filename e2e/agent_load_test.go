@@ -14,7 +14,9 @@ import (
 // `mcpgate load` with that many concurrent MCP sessions and SESSIONS×CALLS
 // calls in all, and logs its report (calls/s, p50/p90/p99 latency, the
 // gateway's CPU per call), on SQLite and, with MCPGATE_TEST_POSTGRES set,
-// on PostgreSQL. scripts/agent-load.sh runs it.
+// on PostgreSQL. With MCPGATE_AGENT_RATE=R it then runs as many calls
+// again paced at R calls/s in all (`load --rate`, an open loop), and logs
+// that report too. scripts/agent-load.sh runs it.
 func TestAgentLoad(t *testing.T) {
 	spec := os.Getenv("MCPGATE_AGENT_LOAD")
 	if spec == "" {
@@ -50,11 +52,19 @@ func runAgentLoad(t *testing.T, env []string, sessions, calls int) {
 	if got := g.call(t, "echo", ask("echo", "ping")); got.Result == nil || got.Result.Content[0].Text != "echo: ping" {
 		t.Fatalf("the echo worker answered %+v", got)
 	}
-	out := runCLI(t, g.env, "load", "--url", g.mcpURL("echo"), "--key", g.userKey,
+	args := []string{"load", "--url", g.mcpURL("echo"), "--key", g.userKey,
 		"--tool", "echo", "--args", `{"message":"ping"}`, "--sessions", strconv.Itoa(sessions),
-		"--requests", strconv.Itoa(sessions*calls), "--duration", "50s", "--pid", strconv.Itoa(g.cmd.Process.Pid))
+		"--requests", strconv.Itoa(sessions * calls), "--duration", "50s", "--pid", strconv.Itoa(g.cmd.Process.Pid)}
+	out := runCLI(t, g.env, args...)
 	t.Logf("%d sessions x %d calls:\n%s", sessions, calls, out)
 	if !strings.Contains(out, " 0 failed") {
 		t.Errorf("some calls failed")
+	}
+	if rate := os.Getenv("MCPGATE_AGENT_RATE"); rate != "" {
+		out := runCLI(t, g.env, append(args, "--rate", rate)...)
+		t.Logf("%d sessions x %d calls, paced at %s calls/s:\n%s", sessions, calls, rate, out)
+		if !strings.Contains(out, " 0 failed") {
+			t.Errorf("some paced calls failed")
+		}
 	}
 }

@@ -21,6 +21,7 @@ type loadConfig struct {
 	url, key, tool, args string
 	method               string
 	sessions             int
+	rate                 float64 // calls/s in all, paced (an open loop); 0 for a closed loop
 	duration             time.Duration
 	requests             int
 	pid                  int
@@ -44,6 +45,7 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&c.tool, "tool", "convert_units", "tool to call")
 	fs.StringVar(&c.args, "args", `{"value":10,"from":"km","to":"mi"}`, "the tool's arguments, as JSON")
 	fs.IntVar(&c.sessions, "sessions", 8, "concurrent MCP sessions, each calling in a loop")
+	fs.Float64Var(&c.rate, "rate", 0, "send this many tools/call a second in all, each session on a fixed schedule (an open loop; a call held back by a slow one counts its latency from when it was due); 0 calls in a closed loop")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "how long to run (at most 10m)")
 	fs.IntVar(&c.requests, "requests", 1_000_000, "stop after this many calls in all")
 	fs.IntVar(&c.pid, "pid", 0, "the gateway's process ID, to report its CPU time per call and its memory (Linux)")
@@ -74,6 +76,8 @@ func (c *loadConfig) check() error {
 	switch {
 	case c.sessions < 1 || c.duration <= 0 || c.duration > 10*time.Minute || !json.Valid([]byte(c.args)):
 		return errors.New("need --sessions ≥ 1, 0 < --duration ≤ 10m and --args as JSON")
+	case c.rate < 0 || c.rate > 0 && c.method != "tools/call":
+		return errors.New("--rate applies to --method tools/call and needs a rate ≥ 0")
 	case c.method != "tools/call" && c.method != "tools/list":
 		return fmt.Errorf("--method %q: want tools/call or tools/list", c.method)
 	case c.idle < 0 || c.idle > 0 && c.pid <= 0:
@@ -140,8 +144,9 @@ func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession, ev
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
-	for _, s := range sessions {
+	for i, s := range sessions {
 		wg.Add(1)
+		pace := newPacer(start, c.rate, i, len(sessions))
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
@@ -152,7 +157,10 @@ func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession, ev
 				}
 				budget--
 				mu.Unlock()
-				t := time.Now()
+				t, ok := pace.wait(ctx)
+				if !ok {
+					return
+				}
 				s.exchanged = 0
 				err := s.do(callCtx, c, res)
 				d := time.Since(t)
@@ -184,6 +192,9 @@ func (r *loadResult) print(env *Env, c *loadConfig, cpu time.Duration) {
 	} else {
 		fmt.Fprintf(w, "tool %s, %d sessions, %s\n", c.tool, c.sessions, r.elapsed.Round(time.Millisecond))
 	}
+	if c.rate > 0 {
+		fmt.Fprintf(w, "offered: %.0f calls/s, paced (latency counts from when each call was due)\n", c.rate)
+	}
 	fmt.Fprintf(w, "calls: %d ok, %d failed\n", r.ok(), r.errors)
 	fmt.Fprintf(w, "throughput: %.0f calls/s\n", float64(r.ok())/r.elapsed.Seconds())
 	fmt.Fprintf(w, "latency: p50 %s  p90 %s  p99 %s  max %s\n", pct(.50), pct(.90), pct(.99), pct(1))
@@ -194,8 +205,8 @@ func (r *loadResult) print(env *Env, c *loadConfig, cpu time.Duration) {
 	if r.firstErr != nil {
 		fmt.Fprintf(w, "first error: %v\n", r.firstErr)
 	}
-	fmt.Fprintf(w, "summary: calls=%d calls_per_s=%.0f p50_us=%d cpu_us_per_call=%.1f %s\n", r.ok(),
-		float64(r.ok())/r.elapsed.Seconds(), pct(.50).Microseconds(), cpuPerCall(cpu, r.ok()), r.summaryFields())
+	fmt.Fprintf(w, "summary: calls=%d calls_per_s=%.0f p50_us=%d cpu_us_per_call=%.1f %s offered_per_s=%.0f\n", r.ok(),
+		float64(r.ok())/r.elapsed.Seconds(), pct(.50).Microseconds(), cpuPerCall(cpu, r.ok()), r.summaryFields(), c.rate)
 }
 
 // cpuPerCall divides the gateway's CPU time among the calls, in µs.
