@@ -4,8 +4,8 @@
 // skill's push_url), and turns the agent's reply into the tool result,
 // relaying agent_reply_delta messages as progress notifications.
 //
-// The package imports the root mcpgate package, netguard, pushsig and the
-// standard library; it must not import a store implementation, the bus
+// The package imports the root mcpgate package, netguard, h1, pushsig and
+// the standard library; it must not import a store implementation, the bus
 // implementation, the server or another backend: its dependencies are the
 // small interfaces declared here.
 package agent
@@ -15,10 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/h1"
 	"github.com/mcpgate/mcpgate/netguard"
 )
 
@@ -81,6 +83,7 @@ const DefaultPresenceCheck = 2 * time.Second
 type Backend struct {
 	opts     Options
 	channels channelCache
+	pushers  [2]*http.Client // per policy (strict, private)
 }
 
 var _ mcpgate.Backend = (*Backend)(nil)
@@ -90,6 +93,11 @@ func New(opts *Options) *Backend {
 	b := &Backend{opts: *opts}
 	if b.opts.Guard == nil {
 		b.opts.Guard = netguard.New(nil)
+	}
+	// Plain-HTTP push targets are called over h1, on the pushing
+	// goroutine; HTTPS stays on the guard's transport.
+	for i, p := range []netguard.Policy{{}, {AllowPrivate: true}} {
+		b.pushers[i] = h1.Client(b.opts.Guard.Client(p), b.opts.Guard.Dialer(p))
 	}
 	if b.opts.LookupEnv == nil {
 		b.opts.LookupEnv = os.LookupEnv

@@ -10,5 +10,5 @@ import (
 // netguard and pushsig: no store, bus implementation, server or other
 // backend.
 func TestImports(t *testing.T) {
-	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard", "github.com/mcpgate/mcpgate/pushsig")
+	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard", "github.com/mcpgate/mcpgate/pushsig", "github.com/mcpgate/mcpgate/h1")
 }

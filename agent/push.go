@@ -162,7 +162,15 @@ func (b *Backend) send(ctx context.Context, s *signer, msg *mcpgate.Message, bod
 	req.Header.Set(pushsig.MessageIDHeader, msg.ID)
 	msg.Trace.SetHeaders(req.Header.Set)
 	req.Header.Set(pushsig.Header, pushsig.Sign(s.secret, b.opts.Now(), body))
-	return b.opts.Guard.Client(s.policy).Do(req)
+	return b.pusher(s.policy).Do(req)
+}
+
+// pusher returns the HTTP client of policy p.
+func (b *Backend) pusher(p netguard.Policy) *http.Client {
+	if p.AllowPrivate {
+		return b.pushers[1]
+	}
+	return b.pushers[0]
 }
 
 // replyTo turns a push target's 2xx body into the reply to msg: the reply

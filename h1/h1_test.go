@@ -241,3 +241,41 @@ func TestHeaderThatBreaksFramingIsRefused(t *testing.T) {
 		t.Errorf("a refused request reached the server (%d connections)", n)
 	}
 }
+
+// TestClient: the client Client returns sends plain-HTTP requests over h1
+// with the dial function given, and keeps the redirect policy of the
+// client it copies.
+func TestClient(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/away" {
+			http.Redirect(w, r, "/", http.StatusFound)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	var dials atomic.Int64
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	refused := errors.New("no redirects")
+	c := Client(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return refused }}, dial)
+	if _, ok := c.Transport.(*Transport); !ok {
+		t.Fatalf("Client's transport is %T, want *h1.Transport", c.Transport)
+	}
+	for range 3 {
+		resp, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("3 requests dialed %d times through the dial function, want 1 (kept alive)", n)
+	}
+	if _, err := c.Get(srv.URL + "/away"); !errors.Is(err, refused) {
+		t.Errorf("a redirect answered %v, want the copied client's refusal", err)
+	}
+}

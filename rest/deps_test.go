@@ -6,8 +6,8 @@ import (
 	"github.com/mcpgate/mcpgate/internal/deptest"
 )
 
-// TestImports keeps the backend on the standard library, the root package
-// and netguard: no other backend, store or server.
+// TestImports keeps the backend on the standard library, the root package,
+// netguard and h1: no other backend, store or server.
 func TestImports(t *testing.T) {
-	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard")
+	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/netguard", "github.com/mcpgate/mcpgate/h1")
 }

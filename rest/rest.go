@@ -2,8 +2,9 @@
 // into the HTTP request the tool's Request describes, sends it through the
 // SSRF guard, and maps the response to a tool result.
 //
-// The package imports the root mcpgate package, netguard and the standard
-// library; it must not import other backends, stores or the server.
+// The package imports the root mcpgate package, netguard, h1 and the
+// standard library; it must not import other backends, stores or the
+// server.
 package rest
 
 import (
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/h1"
 	"github.com/mcpgate/mcpgate/netguard"
 )
 
@@ -48,6 +50,7 @@ type Backend struct {
 	allowPrivate bool
 	userAgent    string
 	guard        *netguard.Guard
+	clients      [2]*http.Client // per policy (strict, private)
 	results      ResultFiles
 	files        FileOpener
 }
@@ -70,7 +73,22 @@ func New(opts *Options) *Backend {
 	if b.guard == nil {
 		b.guard = netguard.New(nil)
 	}
+	// Plain-HTTP APIs are called over h1, on the calling goroutine
+	// (net/http's transport hands each request to a connection's writer
+	// goroutine and each response back from its reader goroutine); HTTPS
+	// stays on the guard's transport. Both dial through the guard.
+	for i, p := range []netguard.Policy{{}, {AllowPrivate: true}} {
+		b.clients[i] = h1.Client(b.guard.Client(p), b.guard.Dialer(p))
+	}
 	return b
+}
+
+// client returns the HTTP client of policy p.
+func (b *Backend) client(p netguard.Policy) *http.Client {
+	if p.AllowPrivate {
+		return b.clients[1]
+	}
+	return b.clients[0]
 }
 
 // CallTool sends the HTTP request the call's tool describes, filled with the
@@ -95,7 +113,7 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 		closeBody(req.Body) // a multipart body's writer waits for a reader
 		return failure(ctx, req.URL.Host, timeout, err)
 	}
-	resp, err := b.guard.Client(policy).Do(req)
+	resp, err := b.client(policy).Do(req)
 	if err != nil {
 		return failure(ctx, req.URL.Host, timeout, err)
 	}
