@@ -29,7 +29,9 @@
 // and answers in the response when the handler replies in time.
 //
 // The package imports only the standard library, the root package
-// mcpgate (whose Message type is the envelope's JSON) and pushsig (the
-// push signature); it must not import any other package of the gateway,
-// so that agents depend on nothing but the wire contract.
+// mcpgate (whose Message type is the envelope's JSON), pushsig (the push
+// signature) and h1 (an HTTP/1.1 client transport on the standard library
+// alone, for a gateway at a plain http:// URL); it must not import any
+// other package of the gateway, so that agents depend on nothing but the
+// wire contract.
 package agentkit

@@ -22,7 +22,7 @@ func (w *Worker) pull(ctx context.Context, m *mcpgate.Message) {
 		return
 	}
 	finish := func(ctx context.Context, out *outgoing) error {
-		_, err := w.api.post(ctx, m.ChannelID, out)
+		err := w.api.post(ctx, m.ChannelID, out)
 		if err == nil {
 			w.seen.finish(m.ID) // a duplicate from now on needs only an ack
 		}

@@ -91,7 +91,7 @@ func (w *Worker) answerPush(rw http.ResponseWriter, r *http.Request, m *mcpgate.
 		if h.give(out) {
 			return nil
 		}
-		_, err := w.api.post(ctx, m.ChannelID, out)
+		err := w.api.post(ctx, m.ChannelID, out)
 		return err
 	}
 	req := newRequest(ctx, m, w.api, finish)

@@ -97,7 +97,7 @@ func (r *Request) Delta(text string) error {
 	if r.Replied() {
 		return ErrReplied
 	}
-	_, err := r.api.post(r.ctx, r.ChannelID, &outgoing{Type: mcpgate.MessageReplyDelta, InReplyTo: r.ID(), Body: mcpgate.MessageBody{Text: text}})
+	err := r.api.post(r.ctx, r.ChannelID, &outgoing{Type: mcpgate.MessageReplyDelta, InReplyTo: r.ID(), Body: mcpgate.MessageBody{Text: text}})
 	return err
 }
 

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/h1"
 )
 
 // Options configure a worker. The zero value of each field but URL and
@@ -63,7 +65,7 @@ func (o Options) withDefaults() Options {
 		o.PushWait = 10 * time.Second
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Transport: transport(o.Concurrency)}
+		o.HTTPClient = &http.Client{Transport: transport(o.URL, o.Concurrency)}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -74,11 +76,22 @@ func (o Options) withDefaults() Options {
 // transport is http.DefaultTransport keeping up to conns idle connections
 // to the gateway, where the default keeps two: with more handlers than
 // that replying at once, every reply past the second opened (and the
-// gateway accepted) a connection of its own.
-func transport(conns int) http.RoundTripper {
+// gateway accepted) a connection of its own. A gateway at a plain http://
+// base reached without a proxy is called over h1 instead, which writes
+// each request and reads its response on the calling goroutine where
+// net/http hands both to goroutines of the connection (two hand-offs a
+// reply); HTTPS and proxied gateways keep net/http.
+func transport(base string, conns int) http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = conns
-	return t
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" {
+		return t
+	}
+	if proxy, err := t.Proxy(&http.Request{URL: u}); err != nil || proxy != nil {
+		return t
+	}
+	return &h1.Transport{Dial: t.DialContext, Next: t, MaxIdlePerHost: conns}
 }
 
 // Worker answers an agent's chat messages with a handler, pulled from
