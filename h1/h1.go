@@ -145,20 +145,46 @@ func closeBody(req *http.Request) {
 // errHeader is a request header that cannot go on the wire as it is.
 var errHeader = errors.New("h1: invalid header name or value")
 
-// checkHeader refuses header names and values that would break the
-// request's framing (CR, LF, or a name with a colon or space).
+// checkHeader refuses what net/http's transport refuses: a header name
+// that is not an RFC 9110 token, and a value with a control character
+// other than a tab (CR and LF would break the request's framing).
 func checkHeader(h http.Header) error {
 	for k, vs := range h {
-		if k == "" || strings.ContainsAny(k, " :\r\n") {
+		if !validName(k) {
 			return fmt.Errorf("%w: %q", errHeader, k)
 		}
 		for _, v := range vs {
-			if strings.ContainsAny(v, "\r\n") {
+			if !validValue(v) {
 				return fmt.Errorf("%w: %s", errHeader, k)
 			}
 		}
 	}
 	return nil
+}
+
+// validName reports whether k is a token: one or more of the visible
+// ASCII characters other than the delimiters "(),/:;<=>?@[\]{}.
+func validName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// validValue reports whether v holds no control character but tabs.
+func validValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // Idle returns how many connections wait in the pool.

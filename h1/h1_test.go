@@ -279,3 +279,30 @@ func TestClient(t *testing.T) {
 		t.Errorf("a redirect answered %v, want the copied client's refusal", err)
 	}
 }
+
+// TestCheckHeaderAgreesWithNetHTTP: h1 refuses a header exactly when
+// net/http's transport does, so that a tool whose header template makes a
+// bad value fails the same way over either.
+func TestCheckHeaderAgreesWithNetHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	std := &http.Transport{}
+	defer std.CloseIdleConnections()
+	cases := []struct{ name, value string }{
+		{"X-Ok", "plain value\twith a tab"}, {"X-Ok", "é and ünïcode"}, {"X-Ok", ""},
+		{"X-Nul", "a\x00b"}, {"X-Bell", "a\x07"}, {"X-Del", "a\x7f"}, {"X-Lf", "a\nb"},
+		{"Bad Name", "v"}, {"Bad:Name", "v"}, {"Bad(Name)", "v"}, {"Bad\"", "v"}, {"Bäd", "v"}, {"", "v"},
+		{"X-Tilde~!#$%&'*+-.^_`|", "v"},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req.Header = http.Header{c.name: {c.value}}
+		resp, stdErr := std.RoundTrip(req)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		if h1Err := checkHeader(req.Header); (h1Err == nil) != (stdErr == nil) {
+			t.Errorf("header %q: %q: h1 says %v, net/http says %v", c.name, c.value, h1Err, stdErr)
+		}
+	}
+}
