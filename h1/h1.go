@@ -16,7 +16,11 @@
 //
 // Connections come from the Dial function, which is where the SSRF guard
 // checks every address (netguard). An idle connection the server closed
-// is noticed before reuse (Linux: a peek that does not wait) and dropped.
+// is noticed before reuse (Linux: a peek that does not wait) and dropped;
+// a request that a kept-alive connection still loses before its answer
+// (the server's close crossed it) is sent again on a new connection when
+// it may be sent twice, as net/http decides (a GET, HEAD, OPTIONS or
+// TRACE, or one with an idempotency key header; its body made again).
 // A response body whose caller needs no more of it can be parked (Park):
 // its connection waits in the pool and its rest is read before the next
 // request once it has come, with no goroutine waiting for it meanwhile.
@@ -93,11 +97,28 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	addr := hostPort(req.URL)
-	c, err := t.conn(req.Context(), addr)
-	if err != nil {
-		closeBody(req)
-		return nil, err
+	for {
+		c, err := t.conn(req.Context(), addr)
+		if err != nil {
+			closeBody(req)
+			return nil, err
+		}
+		resp, err := t.try(req, c)
+		if err == nil || !c.reused || !lostIdle(err) || !replayable(req) {
+			return resp, err
+		}
+		// The server closed the kept-alive connection as the request
+		// went out; net/http sends such a request again on a new
+		// connection when it can be sent twice, and so does h1.
+		if req, err = rewind(req); err != nil {
+			return nil, err
+		}
 	}
+}
+
+// try makes one exchange of req on c. The response's body gives c back
+// to the pool at its end; a failure closes c.
+func (t *Transport) try(req *http.Request, c *conn) (*http.Response, error) {
 	stop := context.AfterFunc(req.Context(), c.closer)
 	b := new(body)
 	resp, err := c.exchange(req, &b.fr)

@@ -1,0 +1,167 @@
+package h1
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// dropper is an HTTP/1.1 server on a raw listener that answers the first
+// request of each connection (keep-alive) and closes the connection when
+// a second one comes, without answering: what a server whose idle
+// timeout ends as the request goes out looks like to the client. It
+// records each request's connection number, method and body.
+type dropper struct {
+	ln   net.Listener
+	mu   sync.Mutex
+	seen []string // "conn method body"
+	n    int
+}
+
+func newDropper(t *testing.T) *dropper {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dropper{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go d.serve()
+	return d
+}
+
+func (d *dropper) serve() {
+	for {
+		nc, err := d.ln.Accept()
+		if err != nil {
+			return
+		}
+		d.mu.Lock()
+		d.n++
+		n := d.n
+		d.mu.Unlock()
+		go d.conn(nc, n)
+	}
+}
+
+func (d *dropper) conn(nc net.Conn, n int) {
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	for i := 0; ; i++ {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		b, _ := io.ReadAll(req.Body)
+		d.mu.Lock()
+		d.seen = append(d.seen, strings.Join([]string{string(rune('0' + n)), req.Method, string(b)}, " "))
+		d.mu.Unlock()
+		if i > 0 {
+			return // the second request on a connection: close, no answer
+		}
+		io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	}
+}
+
+func (d *dropper) requests() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.seen...)
+}
+
+// do sends one request over tr and returns its body or its error.
+func do(tr http.RoundTripper, method, url, body string, header http.Header) (string, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// TestLostConnectionRetry: a request that a kept-alive connection lost
+// before any answer is sent again on a new connection when it may be sent
+// twice (a GET, or a POST with an Idempotency-Key and a body that can be
+// made again), as net/http does, and fails otherwise, reaching the server
+// once.
+func TestLostConnectionRetry(t *testing.T) {
+	for _, c := range []struct {
+		name, method, body string
+		header             http.Header
+		retried            bool
+	}{
+		{"GET", http.MethodGet, "", nil, true},
+		{"POST with an idempotency key", http.MethodPost, `{"a":1}`, http.Header{"Idempotency-Key": {"k1"}}, true},
+		{"POST", http.MethodPost, `{"a":1}`, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDropper(t)
+			tr := newTransport(t, nil)
+			url := "http://" + d.ln.Addr().String() + "/"
+			if got, err := do(tr, c.method, url, c.body, c.header); err != nil || got != "ok" {
+				t.Fatalf("first request: %q, %v", got, err)
+			}
+			got, err := do(tr, c.method, url, c.body, c.header)
+			want := []string{"1 " + c.method + " " + c.body, "1 " + c.method + " " + c.body}
+			if c.retried {
+				if err != nil || got != "ok" {
+					t.Fatalf("second request: %q, %v; want it sent again and answered", got, err)
+				}
+				want = append(want, "2 "+c.method+" "+c.body)
+			} else if err == nil {
+				t.Fatalf("second request answered %q; want the lost connection's error", got)
+			}
+			if seen := d.requests(); strings.Join(seen, "|") != strings.Join(want, "|") {
+				t.Errorf("the server saw %q, want %q", seen, want)
+			}
+		})
+	}
+}
+
+// TestNewConnectionNotRetried: a request whose new connection fails is
+// not sent again; only a kept-alive connection may have been closed by
+// the server's idle timeout.
+func TestNewConnectionNotRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	accepted := 0
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			http.ReadRequest(bufio.NewReader(nc))
+			nc.Close()
+		}
+	}()
+	tr := newTransport(t, nil)
+	if _, err := do(tr, http.MethodGet, "http://"+ln.Addr().String()+"/", "", nil); err == nil {
+		t.Fatal("a request whose connection closed unanswered succeeded")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if accepted != 1 {
+		t.Errorf("the server accepted %d connections, want 1 (no retry)", accepted)
+	}
+}
