@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -18,6 +19,8 @@ func (c *conn) exchange(req *http.Request, f *framing) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.lim.n = maxHeadBytes
+	defer func() { c.lim.n = unlimited }()
 	for {
 		resp, err := readResponse(c.br, req, f)
 		if err != nil {
@@ -27,6 +30,40 @@ func (c *conn) exchange(req *http.Request, f *framing) (*http.Response, error) {
 			return resp, nil
 		}
 	}
+}
+
+// maxHeadBytes bounds what the connection may read while a response's
+// head is read (interim 1xx heads included, and what of the body comes
+// in the same reads): a server that sends an endless head fails its
+// request instead of filling the gateway's memory. net/http's server
+// takes 1 MiB of a request's head by default.
+const maxHeadBytes = 1 << 20
+
+// unlimited is a headLimit's n while no head is read.
+const unlimited = math.MaxInt64
+
+// errHeadTooLarge is the error of a response whose head is over
+// maxHeadBytes.
+var errHeadTooLarge = errors.New("h1: the response's head is over 1 MiB")
+
+// headLimit is the reader under a connection's buffer: while n is not
+// unlimited, at most n more bytes are read.
+type headLimit struct {
+	r io.Reader
+	n int64
+}
+
+// Read reads from r, at most n bytes.
+func (l *headLimit) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
 }
 
 // write writes req's head and body, and flushes them.

@@ -71,6 +71,7 @@ var _ http.RoundTripper = (*Transport)(nil)
 // conn is one connection and its buffers.
 type conn struct {
 	nc     net.Conn
+	lim    headLimit // under br: bounds a response head's bytes
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	addr   string

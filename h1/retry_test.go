@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -163,5 +164,51 @@ func TestNewConnectionNotRetried(t *testing.T) {
 	defer mu.Unlock()
 	if accepted != 1 {
 		t.Errorf("the server accepted %d connections, want 1 (no retry)", accepted)
+	}
+}
+
+// TestEndlessHeadIsRefused: a response whose head goes on past 1 MiB
+// fails its request (net/http's transport bounds it too) instead of
+// growing the gateway's memory; a head of 200 KB, over the buffer's size,
+// is read whole.
+func TestEndlessHeadIsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				req, err := http.ReadRequest(bufio.NewReader(nc))
+				if err != nil {
+					return
+				}
+				io.WriteString(nc, "HTTP/1.1 200 OK\r\nX-Big: ")
+				if req.URL.Path == "/endless" {
+					chunk := strings.Repeat("a", 64<<10)
+					for range 64 { // 4 MiB, or until the client hangs up
+						if _, err := io.WriteString(nc, chunk); err != nil {
+							return
+						}
+					}
+					return
+				}
+				io.WriteString(nc, strings.Repeat("b", 200<<10)+"\r\nContent-Length: 2\r\n\r\nok")
+			}()
+		}
+	}()
+	tr := newTransport(t, nil)
+	base := "http://" + ln.Addr().String()
+	if _, err := do(tr, http.MethodGet, base+"/endless", "", nil); !errors.Is(err, errHeadTooLarge) {
+		t.Errorf("an endless head answered %v, want errHeadTooLarge", err)
+	}
+	if got, err := do(tr, http.MethodGet, base+"/big", "", nil); err != nil || got != "ok" {
+		t.Errorf("a 200 KB head answered %q, %v; want ok", got, err)
 	}
 }
