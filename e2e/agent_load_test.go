@@ -15,8 +15,9 @@ import (
 // calls in all, and logs its report (calls/s, p50/p90/p99 latency, the
 // gateway's CPU per call), on SQLite and, with MCPGATE_TEST_POSTGRES set,
 // on PostgreSQL. With MCPGATE_AGENT_RATE=R it then runs as many calls
-// again paced at R calls/s in all (`load --rate`, an open loop), and logs
-// that report too. scripts/agent-load.sh runs it.
+// again on SQLite, the target's engine, paced at R calls/s in all (`load
+// --rate`, an open loop), and logs that report too. scripts/agent-load.sh
+// runs it.
 func TestAgentLoad(t *testing.T) {
 	spec := os.Getenv("MCPGATE_AGENT_LOAD")
 	if spec == "" {
@@ -26,9 +27,10 @@ func TestAgentLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("sqlite", func(t *testing.T) { runAgentLoad(t, nil, sessions, calls) })
+	rate := os.Getenv("MCPGATE_AGENT_RATE")
+	t.Run("sqlite", func(t *testing.T) { runAgentLoad(t, nil, sessions, calls, rate) })
 	t.Run("postgres", func(t *testing.T) {
-		runAgentLoad(t, postgresEnv(t), sessions, calls)
+		runAgentLoad(t, postgresEnv(t), sessions, calls, "")
 	})
 }
 
@@ -45,8 +47,8 @@ func parseLoad(spec string) (sessions, calls int, err error) {
 
 // runAgentLoad starts a gateway (on the database env names) and an echo
 // worker, checks that the worker answers, and runs `mcpgate load`
-// against it.
-func runAgentLoad(t *testing.T, env []string, sessions, calls int) {
+// against it, then again paced at rate calls/s unless rate is "".
+func runAgentLoad(t *testing.T, env []string, sessions, calls int, rate string) {
 	g := startAgentGateway(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}}, env...)
 	startAgentWorker(t, g, "./testagent", "echo", "-mode", "echo", "-concurrency", strconv.Itoa(2*sessions))
 	if got := g.call(t, "echo", ask("echo", "ping")); got.Result == nil || got.Result.Content[0].Text != "echo: ping" {
@@ -60,7 +62,7 @@ func runAgentLoad(t *testing.T, env []string, sessions, calls int) {
 	if !strings.Contains(out, " 0 failed") {
 		t.Errorf("some calls failed")
 	}
-	if rate := os.Getenv("MCPGATE_AGENT_RATE"); rate != "" {
+	if rate != "" {
 		out := runCLI(t, g.env, append(args, "--rate", rate)...)
 		t.Logf("%d sessions x %d calls, paced at %s calls/s:\n%s", sessions, calls, rate, out)
 		if !strings.Contains(out, " 0 failed") {

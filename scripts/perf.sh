@@ -14,8 +14,8 @@
 #   - agent round trip: e2e's TestAgentLoad, 8 sessions, the pull worker,
 #     on SQLite, and on PostgreSQL when --postgres or MCPGATE_TEST_POSTGRES
 #     names a server; first in a closed loop (each session calls again as
-#     soon as it has its answer: the most calls/s), then paced at
-#     --agent-rate calls/s in all (load --rate: the p50 at that offered
+#     soon as it has its answer: the most calls/s), then, on SQLite, paced
+#     at --agent-rate calls/s in all (load --rate: the p50 at that offered
 #     load, a late call counting from when it was due);
 #   - idle sessions: a fresh SQLite gateway, --idle sessions opened by
 #     `mcpgate load --idle` and its RSS from /proc, per session; then again
@@ -25,7 +25,7 @@
 #     default --page-size of 1,000); the latency of the HTTP exchanges,
 #     without the load client's own decoding of the 160 KB of JSON.
 # CPU figures are the whole process's user+system time from /proc.
-# Defaults are short (3s a leg, 4 sessions, 10,000 idle sessions, 8×250
+# Defaults are short (3s a leg, 4 sessions, 10,000 idle sessions, 8×500
 # agent calls); the flags make them longer. KEEP=1 keeps the temporary
 # directory with every process's log. PPROF=127.0.0.1:PORT starts the
 # gateway with --pprof-addr (for a CPU profile or trace under load).
@@ -39,7 +39,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-duration=3s sessions=4 idle=10000 agent_calls=250 agent_rate=2000 pg=${MCPGATE_TEST_POSTGRES:-} only=
+duration=3s sessions=4 idle=10000 agent_calls=500 agent_rate=2000 pg=${MCPGATE_TEST_POSTGRES:-} only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2 ;;
