@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"math"
@@ -163,8 +164,9 @@ func (t *Transport) wrapBody(resp *http.Response, b *body, c *conn, stop func() 
 
 // body is a response's body over a pooled connection.
 type body struct {
-	rc    io.Reader // the framing's reader: fr, or net/http's body (never closed)
-	fr    framing   // the framing of a head readResponse parsed itself
+	rc    io.Reader       // the framing's reader: fr, or net/http's body (never closed)
+	fr    framing         // the framing of a head readResponse parsed itself
+	ctx   context.Context // the request's, whose end closes c
 	c     *conn
 	t     *Transport
 	stop  func() bool
@@ -197,6 +199,12 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil {
 		b.finish(err == io.EOF)
+		if ctxErr := b.ctx.Err(); err != io.EOF && ctxErr != nil {
+			// The context's end closed the connection under the read:
+			// say so, as net/http does, rather than "use of closed
+			// network connection".
+			return n, ctxErr
+		}
 	}
 	return n, err
 }

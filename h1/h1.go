@@ -121,7 +121,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // to the pool at its end; a failure closes c.
 func (t *Transport) try(req *http.Request, c *conn) (*http.Response, error) {
 	stop := context.AfterFunc(req.Context(), c.closer)
-	b := new(body)
+	b := &body{ctx: req.Context()}
 	resp, err := c.exchange(req, &b.fr)
 	if err != nil {
 		stop()

@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // dropper is an HTTP/1.1 server on a raw listener that answers the first
@@ -210,5 +212,39 @@ func TestEndlessHeadIsRefused(t *testing.T) {
 	}
 	if got, err := do(tr, http.MethodGet, base+"/big", "", nil); err != nil || got != "ok" {
 		t.Errorf("a 200 KB head answered %q, %v; want ok", got, err)
+	}
+}
+
+// TestBodyReadEndsWithTheContext: a body read that the request's context
+// cut short (its end closes the connection) fails with the context's
+// error, as net/http's does, so that a caller can tell a timeout.
+func TestBodyReadEndsWithTheContext(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	release := make(chan struct{})
+	defer close(release)
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		http.ReadRequest(bufio.NewReader(nc))
+		io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf")
+		<-release // the rest never comes
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ln.Addr().String()+"/", nil)
+	resp, err := newTransport(t, nil).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the body's read ended with %v, want context.DeadlineExceeded", err)
 	}
 }

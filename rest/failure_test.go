@@ -93,6 +93,12 @@ func TestCallToolSSRF(t *testing.T) {
 
 func TestCallToolFailures(t *testing.T) {
 	blocking := mustServe(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	stalling := mustServe(t, func(w http.ResponseWriter, r *http.Request) { // half of its body, then nothing
+		w.Header().Set("Content-Length", "10")
+		io.WriteString(w, "half")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
 	untrusted := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake failure is the point
 	untrusted.StartTLS()
@@ -113,6 +119,7 @@ func TestCallToolFailures(t *testing.T) {
 	}{
 		{"connection refused", "http://" + refused, 0, []string{"Connection to " + refused + " refused."}, mcpgate.EUNAVAILABLE},
 		{"timeout", blocking.URL, 50 * time.Millisecond, []string{"Request to " + strings.TrimPrefix(blocking.URL, "http://") + " timed out after 50ms."}, mcpgate.ETIMEOUT},
+		{"timeout in the body", stalling.URL, 50 * time.Millisecond, []string{"Request to " + strings.TrimPrefix(stalling.URL, "http://") + " timed out after 50ms."}, mcpgate.ETIMEOUT},
 		{"tls", untrusted.URL, 0, []string{"TLS failure with " + strings.TrimPrefix(untrusted.URL, "https://"), "x509"}, ""},
 		{"https to plain http", strings.Replace(blocking.URL, "http:", "https:", 1), 0, []string{"failed: http: server gave HTTP response to HTTPS client."}, ""},
 		{"too many redirects", loop.URL, 0, []string{"failed: stopped after 10 redirects."}, ""},
