@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/h1"
+	"github.com/mcpgate/mcpgate/netguard"
 )
 
 // TestConnectionsAreReused counts the connections the API sees: calls one
@@ -54,5 +56,25 @@ func TestConnectionsAreReused(t *testing.T) {
 	}
 	if n := conns.Load(); n != 1 {
 		t.Errorf("30 calls opened %d connections, want 1", n)
+	}
+}
+
+// TestPlainHTTPOverH1: both policies' clients send plain-HTTP requests
+// through h1 (no net/http connection goroutines per call) with the
+// guard's redirect check, and leave HTTPS to the guard's transport.
+func TestPlainHTTPOverH1(t *testing.T) {
+	b := New(nil)
+	for _, p := range []netguard.Policy{{}, {AllowPrivate: true}} {
+		c := b.client(p)
+		tr, ok := c.Transport.(*h1.Transport)
+		if !ok {
+			t.Fatalf("policy %+v: transport %T, want *h1.Transport", p, c.Transport)
+		}
+		if tr.Next != b.guard.Client(p).Transport {
+			t.Errorf("policy %+v: HTTPS does not go to the guard's transport", p)
+		}
+		if c.CheckRedirect == nil {
+			t.Errorf("policy %+v: no redirect check", p)
+		}
 	}
 }
