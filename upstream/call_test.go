@@ -328,44 +328,37 @@ func TestCallParamsEncoding(t *testing.T) {
 // h1's keep-alive connections (no net/http read and write loops per
 // connection). The upstream answers with JSON, so that each call's
 // connection is back in the pool when the call returns (a reply stream's
-// end may come later, TestAnswerBeforeStreamEnd in mcpclient): once
-// discovery's tools/list, which runs in the background and may take a
-// connection of its own, has been answered, ten calls open no connection.
+// end may come later, TestAnswerBeforeStreamEnd in mcpclient). Discovery
+// runs in the background and may hold a pooled connection while a call
+// starts, so the ten calls counted run once it has stored the tools it
+// found: then they open no connection for their POSTs (the session's GET
+// stream, opened in the background too, holds one of its own).
 func TestRelayReusesConnections(t *testing.T) {
 	var mu sync.Mutex
-	remotes := map[string]bool{} // every connection a request came over
-	listed := false
+	remotes := map[string]bool{} // every connection a POST came over
 	wrap := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			mu.Lock()
-			remotes[r.RemoteAddr] = true
-			mu.Unlock()
-			next.ServeHTTP(w, r)
-			if bytes.Contains(b, []byte(`"method":"tools/list"`)) {
+			if r.Method == http.MethodPost {
 				mu.Lock()
-				listed = true
+				remotes[r.RemoteAddr] = true
 				mu.Unlock()
 			}
+			next.ServeHTTP(w, r)
 		})
 	}
 	s := newServer()
 	textTool(s, "ok", `{"content":[]}`)
 	u := mustUpstreamWith(t, s, &sdk.StreamableHTTPOptions{JSONResponse: true}, wrap)
-	m := newManager(t, nil, nil, nil)
 	sk := httpSkill("s1", u.url())
+	store := newMemStore(sk)
+	m := newManager(t, store, nil, nil)
 	if _, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`)); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "discovery to store the tools", func() bool { return len(store.tools(sk.AgentID, sk.Name)) > 0 })
 	if m.plain[1].Idle() == 0 {
-		t.Fatal("the call's connection is not in h1's pool")
+		t.Fatal("no connection of the call's or discovery's is in h1's pool")
 	}
-	waitFor(t, "discovery's tools/list", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return listed
-	})
 	mu.Lock()
 	before := len(remotes)
 	mu.Unlock()
