@@ -138,21 +138,7 @@ func TestRoundTripAllocs(t *testing.T) {
 // requests with a body of Content-Length bytes, and allocates nothing
 // per request. It returns its URL.
 func rawServer(t *testing.T, reply string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveRaw(c, []byte(reply))
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/mcp"
+	return listen(t, func(c net.Conn) { serveRaw(c, []byte(reply)) }) + "/mcp"
 }
 
 // serveRaw answers each request on c with reply until c ends.

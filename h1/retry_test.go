@@ -9,48 +9,38 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// dropper is an HTTP/1.1 server on a raw listener that answers the first
-// request of each connection (keep-alive) and closes the connection when
-// a second one comes, without answering: what a server whose idle
-// timeout ends as the request goes out looks like to the client. It
-// records each request's connection number, method and body.
+// dropper is an HTTP/1.1 server that answers the first request of each
+// connection (keep-alive) and closes the connection when a second one
+// comes, without answering: what a server whose idle timeout ends as the
+// request goes out looks like to the client. It records each request's
+// connection number, method and body.
 type dropper struct {
-	ln   net.Listener
+	url  string
 	mu   sync.Mutex
 	seen []string // "conn method body"
 	n    int
 }
 
+// newDropper starts a dropper for the test.
 func newDropper(t *testing.T) *dropper {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dropper{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go d.serve()
-	return d
-}
-
-func (d *dropper) serve() {
-	for {
-		nc, err := d.ln.Accept()
-		if err != nil {
-			return
-		}
+	d := &dropper{}
+	d.url = listen(t, func(nc net.Conn) {
 		d.mu.Lock()
 		d.n++
 		n := d.n
 		d.mu.Unlock()
-		go d.conn(nc, n)
-	}
+		d.conn(nc, n)
+	}) + "/"
+	return d
 }
 
+// conn serves connection number n (1, 2, …).
 func (d *dropper) conn(nc net.Conn, n int) {
 	defer nc.Close()
 	br := bufio.NewReader(nc)
@@ -70,6 +60,7 @@ func (d *dropper) conn(nc net.Conn, n int) {
 	}
 }
 
+// requests returns what the server saw, in order.
 func (d *dropper) requests() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -113,7 +104,7 @@ func TestLostConnectionRetry(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDropper(t)
 			tr := newTransport(t, nil)
-			url := "http://" + d.ln.Addr().String() + "/"
+			url := d.url
 			if got, err := do(tr, c.method, url, c.body, c.header); err != nil || got != "ok" {
 				t.Fatalf("first request: %q, %v", got, err)
 			}
@@ -134,38 +125,51 @@ func TestLostConnectionRetry(t *testing.T) {
 	}
 }
 
-// TestNewConnectionNotRetried: a request whose new connection fails is
-// not sent again; only a kept-alive connection may have been closed by
-// the server's idle timeout.
-func TestNewConnectionNotRetried(t *testing.T) {
+// listen serves each connection to a listener on 127.0.0.1 with serve,
+// on a goroutine of its own, until the test ends, and returns the base
+// URL.
+func listen(t *testing.T, serve func(nc net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	var mu sync.Mutex
-	accepted := 0
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			nc, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			accepted++
-			mu.Unlock()
-			http.ReadRequest(bufio.NewReader(nc))
-			nc.Close()
+			go serve(nc)
 		}
 	}()
+	return "http://" + ln.Addr().String()
+}
+
+// oneRequest serves a connection that handle answers after its first
+// request was read, writing bytes as they are, and then closes it.
+func oneRequest(handle func(nc net.Conn, req *http.Request)) func(net.Conn) {
+	return func(nc net.Conn) {
+		defer nc.Close()
+		if req, err := http.ReadRequest(bufio.NewReader(nc)); err == nil {
+			handle(nc, req)
+		}
+	}
+}
+
+// TestNewConnectionNotRetried: a request whose new connection fails is
+// not sent again; only a kept-alive connection may have been closed by
+// the server's idle timeout.
+func TestNewConnectionNotRetried(t *testing.T) {
+	var requests atomic.Int64
+	base := listen(t, oneRequest(func(net.Conn, *http.Request) { requests.Add(1) })) // no answer
 	tr := newTransport(t, nil)
-	if _, err := do(tr, http.MethodGet, "http://"+ln.Addr().String()+"/", "", nil); err == nil {
+	if _, err := do(tr, http.MethodGet, base+"/", "", nil); err == nil {
 		t.Fatal("a request whose connection closed unanswered succeeded")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if accepted != 1 {
-		t.Errorf("the server accepted %d connections, want 1 (no retry)", accepted)
+	if n := requests.Load(); n != 1 {
+		t.Errorf("the server got %d requests, want 1 (no retry)", n)
 	}
 }
 
@@ -174,39 +178,20 @@ func TestNewConnectionNotRetried(t *testing.T) {
 // growing the gateway's memory; a head of 200 KB, over the buffer's size,
 // is read whole.
 func TestEndlessHeadIsRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
+	base := listen(t, oneRequest(func(nc net.Conn, req *http.Request) {
+		io.WriteString(nc, "HTTP/1.1 200 OK\r\nX-Big: ")
+		if req.URL.Path != "/endless" {
+			io.WriteString(nc, strings.Repeat("b", 200<<10)+"\r\nContent-Length: 2\r\n\r\nok")
+			return
+		}
+		chunk := strings.Repeat("a", 64<<10)
+		for range 64 { // 4 MiB, or until the client hangs up
+			if _, err := io.WriteString(nc, chunk); err != nil {
 				return
 			}
-			go func() {
-				defer nc.Close()
-				req, err := http.ReadRequest(bufio.NewReader(nc))
-				if err != nil {
-					return
-				}
-				io.WriteString(nc, "HTTP/1.1 200 OK\r\nX-Big: ")
-				if req.URL.Path == "/endless" {
-					chunk := strings.Repeat("a", 64<<10)
-					for range 64 { // 4 MiB, or until the client hangs up
-						if _, err := io.WriteString(nc, chunk); err != nil {
-							return
-						}
-					}
-					return
-				}
-				io.WriteString(nc, strings.Repeat("b", 200<<10)+"\r\nContent-Length: 2\r\n\r\nok")
-			}()
 		}
-	}()
+	}))
 	tr := newTransport(t, nil)
-	base := "http://" + ln.Addr().String()
 	if _, err := do(tr, http.MethodGet, base+"/endless", "", nil); !errors.Is(err, errHeadTooLarge) {
 		t.Errorf("an endless head answered %v, want errHeadTooLarge", err)
 	}
@@ -219,26 +204,15 @@ func TestEndlessHeadIsRefused(t *testing.T) {
 // cut short (its end closes the connection) fails with the context's
 // error, as net/http's does, so that a caller can tell a timeout.
 func TestBodyReadEndsWithTheContext(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	release := make(chan struct{})
 	defer close(release)
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		http.ReadRequest(bufio.NewReader(nc))
+	base := listen(t, oneRequest(func(nc net.Conn, _ *http.Request) {
 		io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf")
 		<-release // the rest never comes
-	}()
+	}))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ln.Addr().String()+"/", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/", nil)
 	resp, err := newTransport(t, nil).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
