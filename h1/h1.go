@@ -37,7 +37,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 )
@@ -184,25 +183,25 @@ func checkHeader(h http.Header) error {
 	return nil
 }
 
-// validName reports whether k is a token: one or more of the visible
-// ASCII characters other than the delimiters "(),/:;<=>?@[\]{}.
+// validName reports whether k is a token: one or more of RFC 9110's
+// tchar, the bytes the response-head parser takes in a name (field.go).
 func validName(k string) bool {
 	if k == "" {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+		if !tokenByte(k[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// validValue reports whether v holds no control character but tabs.
+// validValue reports whether v holds only the bytes a field value may:
+// no control character but tabs (field.go's valueByte).
 func validValue(v string) bool {
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+		if !valueByte(v[i]) {
 			return false
 		}
 	}
