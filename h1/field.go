@@ -55,7 +55,7 @@ func canonicalKey(k []byte) string {
 	return string(b)
 }
 
-// commonKeys interns the field names of common responses.
+// commonKeys interns the field names of common responses and requests.
 var commonKeys = func() map[string]string {
 	m := make(map[string]string)
 	for _, k := range []string{
@@ -64,6 +64,10 @@ var commonKeys = func() map[string]string {
 		"Content-Type", "Date", "Keep-Alive", "Mcp-Protocol-Version",
 		"Mcp-Session-Id", "Server", "Transfer-Encoding", "Vary",
 		"X-Accel-Buffering", "X-Content-Type-Options",
+		// and of the requests the server serves itself
+		"Accept", "Accept-Encoding", "Authorization", "Host", "Idempotency-Key",
+		"Last-Event-Id", "Origin", "Traceparent", "Tracestate", "User-Agent",
+		"X-Agent-Api-Key",
 	} {
 		m[k] = k
 	}

@@ -1,5 +1,8 @@
-// Package h1 is an HTTP/1.1 client transport with keep-alive, for plain
-// http:// URLs: each request is written and its response read on the
+// Package h1 is the gateway's own HTTP/1.1 for plain-HTTP connections: a
+// server for the common requests (Server, server.go: a POST with a
+// Content-Length and plain header fields, every other connection handed to
+// net/http), and a client transport with keep-alive, for plain http://
+// URLs: each request is written and its response read on the
 // caller's goroutine, over a pooled connection, where net/http's Transport
 // hands every request to a connection's writeLoop and every response from
 // its readLoop (two goroutine hand-offs per request, which a relayed call

@@ -224,19 +224,23 @@ func (h *head) response(req *http.Request, br *bufio.Reader, f *framing) *http.R
 	return resp
 }
 
-// header makes the head's Header: one string holds every value, one slice
-// every field's first.
-func (h *head) header() http.Header {
-	hd := make(http.Header, h.n)
+// header makes the head's Header.
+func (h *head) header() http.Header { return makeHeader(h.fields[:h.n], h.values) }
+
+// makeHeader makes the Header of fields whose values are values bytes
+// long in all: one string holds every value, one slice every field's
+// first.
+func makeHeader(fields []field, values int) http.Header {
+	hd := make(http.Header, len(fields))
 	var sb strings.Builder
-	sb.Grow(h.values)
-	for _, f := range h.fields[:h.n] {
+	sb.Grow(values)
+	for _, f := range fields {
 		sb.Write(f.value)
 	}
 	all := sb.String()
-	firsts := make([]string, h.n)
+	firsts := make([]string, len(fields))
 	at := 0
-	for i, f := range h.fields[:h.n] {
+	for i, f := range fields {
 		v := all[at : at+len(f.value)]
 		at += len(f.value)
 		if vs, ok := hd[f.key]; ok {

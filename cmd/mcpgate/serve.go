@@ -104,7 +104,7 @@ type Main struct {
 	ui       *ui.Handler
 	// demoWorker answers the demo's agent skill in-process (--demo only).
 	demoWorker *agentkit.Worker
-	http       *http.Server
+	http       *front
 	ln         net.Listener
 	logger     *slog.Logger
 	cancel     context.CancelFunc

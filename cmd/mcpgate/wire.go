@@ -18,6 +18,7 @@ import (
 	"github.com/mcpgate/mcpgate/events"
 	"github.com/mcpgate/mcpgate/files"
 	"github.com/mcpgate/mcpgate/gateway"
+	"github.com/mcpgate/mcpgate/h1"
 	"github.com/mcpgate/mcpgate/handsai"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
@@ -147,8 +148,13 @@ func (m *Main) newUI(authn *auth.Authenticator, hub *events.Hub, b *bus.Bus) *ui
 // newHTTP returns the HTTP server for h. Open SSE streams never go idle by
 // themselves: Close ends them (mcp.Server.Close) before Shutdown, and Drain
 // ends the GET streams first and lets the calls' streams finish.
-func (m *Main) newHTTP(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)}
+func (m *Main) newHTTP(h http.Handler) *front {
+	errs := slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)
+	const headTimeout, idle = 10 * time.Second, 2 * time.Minute
+	return &front{
+		fast: &h1.Server{Handler: h, ReadHeaderTimeout: headTimeout, IdleTimeout: idle, ErrorLog: errs},
+		std:  &http.Server{Handler: h, ReadHeaderTimeout: headTimeout, IdleTimeout: idle, ErrorLog: errs},
+	}
 }
 
 // openBus returns the message bus: in-process on SQLite, and across

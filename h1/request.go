@@ -1,0 +1,159 @@
+package h1
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// requestHead is the head of a request that Server serves itself: a POST
+// over HTTP/1.1 to a path, with one Host, one Content-Length and plain
+// header fields (parse). Every other request goes to net/http.
+type requestHead struct {
+	target string // the request line's path and query
+	url    *url.URL
+	host   []byte
+	fields [maxFields]field
+	n      int // fields used
+	values int // bytes of all the fields' values
+	length int64
+	close  bool // Connection: close
+	conn   bool // a Connection field was read
+}
+
+// parse parses the head b, ending with its blank line, and reports whether
+// the server serves it itself. What it accepts, http.ReadRequest reads the
+// same way (FuzzReadRequest).
+func (h *requestHead) parse(b []byte) bool {
+	*h = requestHead{length: -1}
+	line, rest, ok := cutLine(b)
+	if !ok || !h.requestLine(line) {
+		return false
+	}
+	for {
+		line, rest, ok = cutLine(rest)
+		if !ok {
+			return false
+		}
+		if len(line) == 0 {
+			break
+		}
+		if !h.field(line) {
+			return false
+		}
+	}
+	return len(rest) == 0 && h.host != nil && h.length >= 0
+}
+
+// requestLine parses "POST TARGET HTTP/1.1", TARGET a path of visible
+// ASCII characters that url.ParseRequestURI takes, as net/http does.
+func (h *requestHead) requestLine(line []byte) bool {
+	const method, proto = "POST ", " HTTP/1.1"
+	if len(line) <= len(method)+len(proto) || !bytes.HasPrefix(line, []byte(method)) || !bytes.HasSuffix(line, []byte(proto)) {
+		return false
+	}
+	t := line[len(method) : len(line)-len(proto)]
+	if len(t) == 0 || t[0] != '/' {
+		return false
+	}
+	for _, c := range t {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	target := string(t)
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return false
+	}
+	h.target, h.url = target, u
+	return true
+}
+
+// field reads one header field line; it reports false for one the server
+// leaves to net/http.
+func (h *requestHead) field(line []byte) bool {
+	key, value, ok := splitField(line)
+	if !ok {
+		return false
+	}
+	switch key {
+	case "Host":
+		if h.host != nil || !validHost(value) {
+			return false
+		}
+		h.host = value
+		return true // net/http moves it to Request.Host
+	case "Content-Length":
+		if h.length >= 0 || !parseLength(value, &h.length) {
+			return false
+		}
+	case "Connection":
+		if !h.connection(value) {
+			return false
+		}
+	case "Transfer-Encoding", "Expect", "Upgrade", "Pragma", "Trailer", "Te":
+		return false
+	}
+	if h.n == maxFields {
+		return false
+	}
+	h.fields[h.n] = field{key, value}
+	h.n++
+	h.values += len(value)
+	return true
+}
+
+// connection reads a Connection field: close or keep-alive, alone.
+func (h *requestHead) connection(value []byte) bool {
+	if h.conn {
+		return false
+	}
+	h.conn = true
+	if strings.EqualFold(string(value), "close") {
+		h.close = true
+		return true
+	}
+	return strings.EqualFold(string(value), "keep-alive")
+}
+
+// validHost reports whether v is a host, with a port or not, of the
+// characters host names and IP addresses use (a subset of what net/http
+// takes).
+func validHost(v []byte) bool {
+	if len(v) == 0 || len(v) > 255 {
+		return false
+	}
+	for _, c := range v {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-_:[]", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// request builds the Request of the parsed head, whose body is body (read
+// only when the head's Content-Length is not 0).
+func (h *requestHead) request(ctx context.Context, remote string, body io.ReadCloser) *http.Request {
+	req := &http.Request{
+		Method:        http.MethodPost,
+		URL:           h.url,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        makeHeader(h.fields[:h.n], h.values),
+		ContentLength: h.length,
+		Host:          string(h.host),
+		RemoteAddr:    remote,
+		RequestURI:    h.target,
+		Close:         h.close,
+		Body:          body,
+	}
+	if h.length == 0 {
+		req.Body = http.NoBody
+	}
+	return req.WithContext(ctx)
+}

@@ -1,0 +1,117 @@
+package h1
+
+import (
+	"bufio"
+	"bytes"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// requestSeeds are heads of requests: the kinds the server serves itself,
+// and each kind it leaves to net/http.
+var requestSeeds = []string{
+	// Served: what MCP clients send.
+	"POST /agent/mcp HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: abc\r\nContent-Length: 2\r\n\r\n{}",
+	"POST /a/mcp?x=1&y=%20 HTTP/1.1\r\nHost: localhost\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: 0\r\nAuthorization: Bearer oag_x\r\nAccept-Encoding: gzip\r\n\r\n",
+	"POST /a HTTP/1.1\r\nhost: [::1]:80\r\ncontent-length: 3\r\nconnection: keep-alive\r\nx-custom:  spaced value \t\r\n\r\nabc",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nConnection: close\r\nX: 1\r\nX: 2\r\n\r\nz",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 007\r\nEmpty:\r\n\r\n1234567",
+	// Left to net/http.
+	"GET /a/mcp HTTP/1.1\r\nHost: h\r\n\r\n",
+	"POST /a HTTP/1.0\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
+	"POST /a HTTP/1.1\r\nHost: h\r\nHost: i\r\nContent-Length: 0\r\n\r\n",
+	"POST /a HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nX: a\r\n folded\r\n\r\n",
+	"POST /a HTTP/1.1\nHost: h\nContent-Length: 0\n\n",
+	"POST http://h/a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+	"POST * HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nBad Name: x\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nPragma: no-cache\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\x01\r\nContent-Length: 0\r\n\r\n",
+	"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nX: a\x00b\r\n\r\n",
+	"POST /%zz HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+	"post /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+	"POST  /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+}
+
+// TestRequestSeeds checks which seeds the server serves itself.
+func TestRequestSeeds(t *testing.T) {
+	for i, s := range requestSeeds {
+		want := i < 5
+		var h requestHead
+		n := headEnd([]byte(s))
+		got := n > 0 && h.parse([]byte(s)[:n])
+		if got != want {
+			t.Errorf("seed %d: served %v, want %v: %q", i, got, want, s)
+		}
+	}
+}
+
+// FuzzReadRequest holds the request heads the server parses itself to
+// http.ReadRequest: each one it takes, net/http reads without an error, as
+// the same request (method, target, URL, Host, header, length, close).
+func FuzzReadRequest(f *testing.F) {
+	for _, s := range requestSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := headEnd(b)
+		var h requestHead
+		if n <= 0 || !h.parse(b[:n]) {
+			return
+		}
+		want, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(b)))
+		if err != nil {
+			t.Fatalf("h1 served a head net/http refuses (%v): %q", err, b[:n])
+		}
+		got := h.request(t.Context(), "", http.NoBody)
+		checkSameRequest(t, got, want, b[:n])
+	})
+}
+
+// checkSameRequest compares what h1 and net/http read of one head.
+func checkSameRequest(t *testing.T, got, want *http.Request, head []byte) {
+	t.Helper()
+	same := got.Method == want.Method && got.RequestURI == want.RequestURI &&
+		got.URL.String() == want.URL.String() && got.Host == want.Host &&
+		got.ContentLength == want.ContentLength && got.Close == want.Close &&
+		got.ProtoMajor == want.ProtoMajor && got.ProtoMinor == want.ProtoMinor &&
+		maps.EqualFunc(got.Header, want.Header, slices.Equal)
+	if !same {
+		t.Fatalf("h1 and net/http differ on %q:\nh1:       %s %s %q host=%q len=%d close=%v %v\nnet/http: %s %s %q host=%q len=%d close=%v %v",
+			head, got.Method, got.RequestURI, got.URL, got.Host, got.ContentLength, got.Close, got.Header,
+			want.Method, want.RequestURI, want.URL, want.Host, want.ContentLength, want.Close, want.Header)
+	}
+}
+
+// TestRequestHeaderOneString keeps a parsed head's Header in few
+// allocations: the values share one string.
+func TestRequestHeaderOneString(t *testing.T) {
+	s := requestSeeds[0]
+	var h requestHead
+	if !h.parse([]byte(s)[:headEnd([]byte(s))]) {
+		t.Fatal("seed not served")
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		var h requestHead
+		h.parse([]byte(s)[:headEnd([]byte(s))])
+		_ = h.request(t.Context(), "", http.NoBody)
+	})
+	// The URL, the target and Host strings, the Header's map, its one
+	// string and its slice, and two Requests (WithContext copies).
+	if allocs > 10 {
+		t.Errorf("%v allocations per request head, want at most 10", allocs)
+	}
+	if !strings.Contains(s, "Mcp-Session-Id") {
+		t.Fatal("seed changed")
+	}
+}

@@ -1,0 +1,542 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server serves the common requests of plain HTTP/1.1 connections on the
+// caller's handler itself, and hands every other connection to net/http:
+// a POST with one Host, a Content-Length and plain header fields, whose
+// head is whole in the connection's 4 KiB buffer, is served here; at the
+// first request of any other kind (a GET stream, a chunked upload, an
+// Expect, HTTP/1.0, a head net/http might read differently) the
+// connection, with every byte read from it so far, goes to the listener
+// that Handover returns, which an http.Server serves. A connection is
+// handed over only between requests, so each request is read whole by
+// one of the two.
+//
+// What it saves over net/http's server is the per-request work around
+// the handler: above all the background read net/http starts on every
+// request (a goroutine, a read that finds nothing, and two deadline
+// changes and wake-ups to end it), which is how a client's disconnect
+// ends a request's context. Here a request that runs longer than
+// watchAfter starts that read (watch.go), so a disconnect still cancels
+// a slow request's context, and a fast one pays for a timer's reset.
+//
+// The ResponseWriter answers as net/http's does (a body of up to 4 KiB
+// written before the handler returns gets a Content-Length, a longer or
+// flushed one is chunked, Date and a sniffed Content-Type are added) and
+// supports http.Flusher, http.Hijacker and http.ResponseController's
+// deadlines. Trailers are not supported.
+type Server struct {
+	Handler http.Handler
+	// ReadHeaderTimeout bounds the reading of a request's head (default
+	// 10 s), IdleTimeout the wait for the next request (default 2 min).
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	// ErrorLog logs handler panics and accept errors; nil means the log
+	// package's standard logger.
+	ErrorLog *log.Logger
+
+	down     atomic.Bool // set at Shutdown, read by each response
+	mu       sync.Mutex
+	lns      map[net.Listener]struct{}
+	conns    map[*serverConn]bool // true while serving a request
+	shutting bool
+	handover *handover
+}
+
+// Defaults and bounds of a Server.
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultServerIdle        = 2 * time.Minute
+	serverBufSize            = 4 << 10
+	// maxDiscard is the most of an unread request body read and dropped
+	// to keep the connection; a longer rest closes it (as net/http).
+	maxDiscard = 256 << 10
+	// rstAvoidance is how long a connection closed with a body unread
+	// waits after its write side is shut, so that the client reads the
+	// response before the reset (as net/http).
+	rstAvoidance = 500 * time.Millisecond
+)
+
+// Handover returns the listener of the connections the server hands
+// over; serve it with an http.Server whose Handler is the same. Its
+// Accept fails once the http.Server closes it (at its Shutdown); a
+// connection handed over after that is closed.
+func (s *Server) Handover() net.Listener {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.handover == nil {
+		s.handover = newHandover()
+	}
+	return s.handover
+}
+
+// Serve accepts connections on ln and serves them until Shutdown, when it
+// returns http.ErrServerClosed, or until ln fails otherwise.
+func (s *Server) Serve(ln net.Listener) error {
+	s.Handover() // made before any connection needs it
+	if !s.track(ln) {
+		return http.ErrServerClosed
+	}
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.closing() {
+				return http.ErrServerClosed
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.logf("h1: accept error: %v; retrying in %v", err, backoff)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		c := newServerConn(s, nc)
+		if !s.add(c) {
+			nc.Close()
+			continue
+		}
+		go c.serve()
+	}
+}
+
+// Shutdown stops accepting, closes the idle connections, and waits for
+// the requests being served to end, or for ctx. The connections handed
+// over are the http.Server's to shut down.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.down.Store(true)
+	s.mu.Lock()
+	s.shutting = true
+	for ln := range s.lns {
+		ln.Close()
+	}
+	s.lns = nil
+	s.mu.Unlock()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if s.closeIdle() == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// closeIdle closes the connections waiting for a request and returns how
+// many connections are left.
+func (s *Server) closeIdle() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c, active := range s.conns {
+		if !active {
+			c.nc.Close()
+			delete(s.conns, c)
+		}
+	}
+	return len(s.conns)
+}
+
+// track adds a listener for Shutdown to close.
+func (s *Server) track(ln net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutting {
+		return false
+	}
+	if s.lns == nil {
+		s.lns = make(map[net.Listener]struct{})
+	}
+	s.lns[ln] = struct{}{}
+	return true
+}
+
+// closing reports whether Shutdown was called.
+func (s *Server) closing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shutting
+}
+
+// add tracks a new connection as idle.
+func (s *Server) add(c *serverConn) bool {
+	return s.setActive(c, false)
+}
+
+// setActive marks c as serving a request or waiting for one; it reports
+// false once the server is shutting down and c is not serving, when c
+// must close.
+func (s *Server) setActive(c *serverConn, active bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutting && !active {
+		delete(s.conns, c)
+		return false
+	}
+	if s.conns == nil {
+		s.conns = make(map[*serverConn]bool)
+	}
+	s.conns[c] = active
+	return true
+}
+
+// remove forgets c: it closed, was hijacked or was handed over.
+func (s *Server) remove(c *serverConn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+}
+
+// logf logs to ErrorLog.
+func (s *Server) logf(format string, args ...any) {
+	if s.ErrorLog != nil {
+		s.ErrorLog.Printf(format, args...)
+		return
+	}
+	log.Printf(format, args...)
+}
+
+// serverConn is one connection the server serves.
+type serverConn struct {
+	s      *Server
+	nc     net.Conn
+	cr     connReader
+	br     *bufio.Reader // over cr
+	bw     *bufio.Writer
+	remote string
+	head   requestHead
+	w      watch
+	// Buffers of the response being written: its head, and the body
+	// written before the head goes out.
+	headBuf []byte
+	bodyBuf []byte
+	dateBuf []byte
+	dateAt  int64 // the Unix second dateBuf holds
+}
+
+// date returns the Date field's value of now, made once a second.
+func (c *serverConn) date() []byte {
+	now := time.Now()
+	if sec := now.Unix(); sec != c.dateAt || c.dateBuf == nil {
+		c.dateBuf = now.UTC().AppendFormat(c.dateBuf[:0], http.TimeFormat)
+		c.dateAt = sec
+	}
+	return c.dateBuf
+}
+
+// newServerConn makes the state of a new connection.
+func newServerConn(s *Server, nc net.Conn) *serverConn {
+	c := &serverConn{s: s, nc: nc, remote: nc.RemoteAddr().String()}
+	c.cr.nc = nc
+	c.br = bufio.NewReaderSize(&c.cr, serverBufSize)
+	c.bw = bufio.NewWriterSize(nc, serverBufSize)
+	c.bodyBuf = make([]byte, 0, 2<<10)
+	c.w.c = c
+	return c
+}
+
+// serve serves c's requests until it closes, is handed over or hijacked.
+func (c *serverConn) serve() {
+	keep := false
+	defer func() {
+		if !keep {
+			c.s.remove(c)
+			c.nc.Close()
+		}
+	}()
+	for {
+		if !c.s.setActive(c, false) || !c.waitRequest() || !c.s.setActive(c, true) {
+			return
+		}
+		n, ok := c.readHead()
+		if n < 0 {
+			return
+		}
+		if !ok {
+			keep = true
+			c.s.remove(c)
+			c.s.handover.give(&replayConn{Conn: c.nc, br: c.br})
+			return
+		}
+		var hijacked bool
+		if hijacked, ok = c.serveRequest(n); hijacked {
+			keep = true
+			c.s.remove(c)
+			return
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// waitRequest waits, for at most the idle timeout, for the first byte of
+// the next request.
+func (c *serverConn) waitRequest() bool {
+	idle := c.s.IdleTimeout
+	if idle <= 0 {
+		idle = defaultServerIdle
+	}
+	c.nc.SetReadDeadline(time.Now().Add(idle))
+	_, err := c.br.Peek(1)
+	return err == nil
+}
+
+// readHead reads the next request's head into c.head and returns its
+// length, and whether the server serves it; -1 means the connection
+// failed or timed out before the head was whole.
+func (c *serverConn) readHead() (int, bool) {
+	waited := false
+	for {
+		buf, _ := c.br.Peek(c.br.Buffered())
+		if n := headEnd(buf); n > 0 {
+			if waited {
+				c.nc.SetReadDeadline(time.Time{})
+			}
+			return n, c.head.parse(buf[:n])
+		}
+		if len(buf) == c.br.Size() {
+			return 0, false // a long head: net/http's to read
+		}
+		if !waited {
+			t := c.s.ReadHeaderTimeout
+			if t <= 0 {
+				t = defaultReadHeaderTimeout
+			}
+			c.nc.SetReadDeadline(time.Now().Add(t))
+			waited = true
+		}
+		if _, err := c.br.Peek(len(buf) + 1); err != nil {
+			return -1, false
+		}
+	}
+}
+
+// serveRequest serves the request whose head, n bytes long, is in
+// c.head. It reports whether the handler hijacked the connection, and
+// whether the connection may serve another request.
+func (c *serverConn) serveRequest(n int) (hijacked, keep bool) {
+	c.nc.SetReadDeadline(time.Time{})
+	c.br.Discard(n)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	body := &requestBody{c: c, n: c.head.length}
+	req := c.head.request(ctx, c.remote, body)
+	w := &response{c: c, req: req, cancel: cancel, header: make(http.Header), length: -1, buf: c.bodyBuf[:0]}
+	c.w.cancel = cancel
+	if c.head.length == 0 {
+		c.w.arm()
+	}
+	ok := c.runHandler(w, req)
+	cancel(context.Canceled)
+	if w.hijacked {
+		return true, false
+	}
+	c.w.disarm()
+	if !ok {
+		return false, false
+	}
+	keep = w.finish()
+	body.closeAfterHandler()
+	if w.deadline {
+		c.nc.SetWriteDeadline(time.Time{})
+	}
+	return false, keep && body.drain() && !req.Close && c.w.clientStayed()
+}
+
+// runHandler runs the handler, recovering from its panic as net/http
+// does: a panic other than http.ErrAbortHandler is logged with its stack,
+// and either way the connection closes without the rest of the response.
+func (c *serverConn) runHandler(w *response, req *http.Request) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p != http.ErrAbortHandler {
+				buf := make([]byte, 64<<10)
+				buf = buf[:runtime.Stack(buf, false)]
+				c.s.logf("http: panic serving %v: %v\n%s", c.remote, p, buf)
+			}
+			ok = false
+		}
+	}()
+	c.s.Handler.ServeHTTP(w, req)
+	return true
+}
+
+// connReader reads the connection, after a byte the disconnect watch
+// read (a pipelined request's first).
+type connReader struct {
+	nc   net.Conn
+	one  [1]byte
+	has1 bool
+}
+
+// Read reads the watch's byte first, if it read one.
+func (r *connReader) Read(p []byte) (int, error) {
+	if r.has1 && len(p) > 0 {
+		p[0], r.has1 = r.one[0], false
+		return 1, nil
+	}
+	return r.nc.Read(p)
+}
+
+// requestBody is the body of a request the server serves, read from the
+// connection's buffer.
+type requestBody struct {
+	c      *serverConn
+	n      int64 // bytes left
+	closed bool
+	err    error // a read's failure
+}
+
+// errRequestBodyClosed is what a read of a body closed, or of a request whose
+// handler returned, gets.
+var errRequestBodyClosed = errors.New("http: invalid Read on closed Body")
+
+// Read reads the body; the read that takes its last byte returns io.EOF
+// with it, and arms the disconnect watch.
+func (b *requestBody) Read(p []byte) (int, error) {
+	switch {
+	case b.closed:
+		return 0, errRequestBodyClosed
+	case b.err != nil:
+		return 0, b.err
+	case b.n <= 0:
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.n {
+		p = p[:b.n]
+	}
+	k, err := b.c.br.Read(p)
+	b.n -= int64(k)
+	switch {
+	case b.n == 0:
+		b.c.w.arm()
+		return k, io.EOF
+	case err == io.EOF:
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		b.err = err
+	}
+	return k, err
+}
+
+// Close closes the body; what is left of it is read and dropped after
+// the handler returns.
+func (b *requestBody) Close() error {
+	b.closed = true
+	return nil
+}
+
+// closeAfterHandler ends the handler's use of the body.
+func (b *requestBody) closeAfterHandler() { b.closed = true }
+
+// drain reads and drops the rest of the body, so that the next request
+// can be read; it reports false when the rest is too long or the read
+// failed, and the connection must close (after the write side's shut,
+// so that the client reads the response).
+func (b *requestBody) drain() bool {
+	if b.err != nil {
+		return false
+	}
+	if b.n == 0 {
+		return true
+	}
+	if b.n <= maxDiscard {
+		if _, err := b.c.br.Discard(int(b.n)); err == nil {
+			b.n = 0
+			return true
+		}
+		return false
+	}
+	if tc, ok := b.c.nc.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+		time.Sleep(rstAvoidance)
+	}
+	return false
+}
+
+// replayConn is a connection handed over: its reads return the bytes the
+// server had buffered first.
+type replayConn struct {
+	net.Conn
+	br *bufio.Reader
+}
+
+// Read reads the buffered bytes, then the connection.
+func (r *replayConn) Read(p []byte) (int, error) {
+	if r.br != nil {
+		if r.br.Buffered() > 0 {
+			return r.br.Read(p)
+		}
+		r.br = nil
+	}
+	return r.Conn.Read(p)
+}
+
+// handover is the listener of the connections handed over.
+type handover struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+// newHandover makes a handover listener.
+func newHandover() *handover {
+	return &handover{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+// give hands c over, or closes it once the listener is closed.
+func (h *handover) give(c net.Conn) {
+	select {
+	case h.conns <- c:
+	case <-h.closed:
+		c.Close()
+	}
+}
+
+// Accept returns the next connection handed over.
+func (h *handover) Accept() (net.Conn, error) {
+	select {
+	case c := <-h.conns:
+		return c, nil
+	case <-h.closed:
+		return nil, fmt.Errorf("h1 handover: %w", net.ErrClosed)
+	}
+}
+
+// Close closes the listener.
+func (h *handover) Close() error {
+	h.once.Do(func() { close(h.closed) })
+	return nil
+}
+
+// Addr is a name of the listener.
+func (h *handover) Addr() net.Addr { return handoverAddr{} }
+
+// handoverAddr names the handover listener.
+type handoverAddr struct{}
+
+// Network names the listener's network.
+func (handoverAddr) Network() string { return "h1" }
+
+// String names the listener.
+func (handoverAddr) String() string { return "h1-handover" }
