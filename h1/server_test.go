@@ -126,12 +126,18 @@ func TestServerServesPostsAndHandsOverTheRest(t *testing.T) {
 func TestServerResponsesAsNetHTTP(t *testing.T) {
 	long := strings.Repeat("x", 10_000)
 	handlers := map[string]http.HandlerFunc{
-		"empty":     func(w http.ResponseWriter, r *http.Request) {},
-		"sniffed":   func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>hi</html>") },
-		"json":      func(w http.ResponseWriter, r *http.Request) { w.Header().Set("Content-Type", "application/json"); io.WriteString(w, `{}`) },
-		"status":    func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) },
-		"nocontent": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent); io.WriteString(w, "dropped") },
-		"long":      func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, long) },
+		"empty":   func(w http.ResponseWriter, r *http.Request) {},
+		"sniffed": func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>hi</html>") },
+		"json": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{}`)
+		},
+		"status": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) },
+		"nocontent": func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+			io.WriteString(w, "dropped")
+		},
+		"long": func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, long) },
 		"length": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "5")
 			io.WriteString(w, "12345")
