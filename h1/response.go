@@ -20,6 +20,7 @@ import (
 type response struct {
 	c      *serverConn
 	req    *http.Request
+	body   *requestBody
 	cancel context.CancelCauseFunc
 	header http.Header
 
@@ -205,7 +206,7 @@ func (w *response) sendHead(final bool, next []byte) {
 		w.chunked = true
 		b = append(b, "Transfer-Encoding: chunked\r\n"...)
 	}
-	if (w.req.Close || w.c.s.down.Load()) && !w.closing {
+	if (w.req.Close || w.c.s.down.Load() || !w.body.settle()) && !w.closing {
 		w.closing = true
 		b = append(b, "Connection: close\r\n"...)
 	}
@@ -323,7 +324,7 @@ func (w *response) finish() bool {
 	w.buf = w.buf[:0]
 	w.flush()
 	short := w.length >= 0 && w.written < w.length && bodyAllowed(w.status)
-	return w.err == nil && !w.closing && !short
+	return w.err == nil && !w.closing && !short && !w.req.Close
 }
 
 // chunkEnd ends a chunked body without trailers.

@@ -340,7 +340,7 @@ func (c *serverConn) serveRequest(n int) (hijacked, keep bool) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	body := &requestBody{c: c, n: c.head.length}
 	req := c.head.request(ctx, c.remote, body)
-	w := &response{c: c, req: req, cancel: cancel, header: make(http.Header), length: -1, buf: c.bodyBuf[:0]}
+	w := &response{c: c, req: req, body: body, cancel: cancel, header: make(http.Header), length: -1, buf: c.bodyBuf[:0]}
 	c.w.cancel = cancel
 	if c.head.length == 0 {
 		c.w.arm()
@@ -359,7 +359,10 @@ func (c *serverConn) serveRequest(n int) (hijacked, keep bool) {
 	if w.deadline {
 		c.nc.SetWriteDeadline(time.Time{})
 	}
-	return false, keep && body.drain() && !req.Close && c.w.clientStayed()
+	if !keep {
+		body.closeConn()
+	}
+	return false, keep && c.w.clientStayed()
 }
 
 // runHandler runs the handler, recovering from its panic as net/http
@@ -400,10 +403,11 @@ func (r *connReader) Read(p []byte) (int, error) {
 // requestBody is the body of a request the server serves, read from the
 // connection's buffer.
 type requestBody struct {
-	c      *serverConn
-	n      int64 // bytes left
-	closed bool
-	err    error // a read's failure
+	c       *serverConn
+	n       int64 // bytes left
+	closed  bool
+	err     error // a read's failure
+	tooLong bool  // left unread, too long to drop
 }
 
 // errRequestBodyClosed is what a read of a body closed, or of a request whose
@@ -449,29 +453,41 @@ func (b *requestBody) Close() error {
 // closeAfterHandler ends the handler's use of the body.
 func (b *requestBody) closeAfterHandler() { b.closed = true }
 
-// drain reads and drops the rest of the body, so that the next request
-// can be read; it reports false when the rest is too long or the read
-// failed, and the connection must close (after the write side's shut,
-// so that the client reads the response).
-func (b *requestBody) drain() bool {
+// settle reads and drops what is left of the body before the response's
+// head goes out, as net/http does, and reports whether the connection can
+// serve another request: not when the rest is longer than maxDiscard or a
+// read of the body failed (the head then says Connection: close).
+func (b *requestBody) settle() bool {
 	if b.err != nil {
 		return false
 	}
 	if b.n == 0 {
 		return true
 	}
-	if b.n <= maxDiscard {
-		if _, err := b.c.br.Discard(int(b.n)); err == nil {
-			b.n = 0
-			return true
-		}
+	if b.n >= maxDiscard {
+		b.tooLong = true
 		return false
+	}
+	if _, err := b.c.br.Discard(int(b.n)); err != nil {
+		b.err = err
+		return false
+	}
+	b.n = 0
+	return true
+}
+
+// closeConn closes the connection after a response whose request's body
+// was left unread: the write side first, then, after rstAvoidance, the
+// whole, so that the client reads the response before the reset that
+// closing on unread bytes sends (as net/http).
+func (b *requestBody) closeConn() {
+	if !b.tooLong {
+		return
 	}
 	if tc, ok := b.c.nc.(interface{ CloseWrite() error }); ok {
 		tc.CloseWrite()
 		time.Sleep(rstAvoidance)
 	}
-	return false
 }
 
 // replayConn is a connection handed over: its reads return the bytes the

@@ -421,3 +421,54 @@ func TestServerSlowHead(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLongUnreadBodyCloses: a response to a request whose long body
+// the handler left unread says Connection: close, and the connection
+// closes after it, as net/http does.
+func TestServerLongUnreadBodyCloses(t *testing.T) {
+	f := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+	}))
+	nc, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	fmt.Fprintf(nc, "POST /big HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n%s", 10*maxDiscard, strings.Repeat("b", 1000))
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !resp.Close {
+		t.Errorf("status %d, close %v; want 413 and Connection: close", resp.StatusCode, resp.Close)
+	}
+	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Errorf("after the response: %v, want the connection closed", err)
+	}
+}
+
+// TestServerWatchedRequestKeepsConnection: a request that runs long
+// enough to be watched ends its watch's read when it returns, and the
+// connection serves the next request.
+func TestServerWatchedRequestKeepsConnection(t *testing.T) {
+	f := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		time.Sleep(3 * watchAfter)
+		if err := r.Context().Err(); err != nil {
+			t.Errorf("the request's context ended while its client waited: %v", err)
+		}
+		io.WriteString(w, "ok")
+	}))
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	for range 3 {
+		if _, got := send(t, c, http.MethodPost, f.url, "x"); got != "ok" {
+			t.Fatalf("got %q", got)
+		}
+	}
+	if n := f.accepted.Load(); n != 1 {
+		t.Errorf("%d connections, want 1", n)
+	}
+}
