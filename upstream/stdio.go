@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -27,6 +26,7 @@ type child struct {
 	exited chan struct{} // closed once the process is reaped
 	err    error         // why it exited, once exited is closed
 	once   sync.Once
+	group  group // the process group (Unix) or job (Windows) it leads
 }
 
 // startChild starts the skill's command with its expanded environment,
@@ -57,7 +57,7 @@ func startChild(sk *mcpgate.Skill, lookup mcpgate.LookupFunc, log *slog.Logger) 
 	cmd := exec.Command(sk.Command, sk.Args...)
 	cmd.Env, cmd.Dir = env, sk.Cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -68,7 +68,7 @@ func startChild(sk *mcpgate.Skill, lookup mcpgate.LookupFunc, log *slog.Logger) 
 		errR.Close()
 		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "skill %q: cannot start %s: %v", sk.Name, sk.Command, err)
 	}
-	c := &child{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), group: joinGroup(cmd.Process.Pid, log)}
 	go logStderr(errR, log.With("pid", cmd.Process.Pid))
 	go c.wait()
 	return c, nil
@@ -108,7 +108,7 @@ func (c *child) stop() {
 		}
 		// Kill the group even when the leader is gone: its own children
 		// must not outlive it.
-		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		c.group.kill(c.cmd.Process)
 		<-c.exited
 		c.stdout.Close()
 	})
