@@ -50,6 +50,8 @@ type Server struct {
 	ErrorLog *log.Logger
 
 	down     atomic.Bool // set at Shutdown, read by each response
+	served   atomic.Int64
+	handed   atomic.Int64
 	mu       sync.Mutex
 	lns      map[net.Listener]struct{}
 	conns    map[*serverConn]bool // true while serving a request
@@ -83,6 +85,12 @@ func (s *Server) Handover() net.Listener {
 	}
 	return s.handover
 }
+
+// Served returns how many requests the server served itself.
+func (s *Server) Served() int64 { return s.served.Load() }
+
+// HandedOver returns how many connections the server handed to net/http.
+func (s *Server) HandedOver() int64 { return s.handed.Load() }
 
 // Serve accepts connections on ln and serves them until Shutdown, when it
 // returns http.ErrServerClosed, or until ln fails otherwise.
@@ -274,6 +282,7 @@ func (c *serverConn) serve() {
 		if !ok {
 			keep = true
 			c.s.remove(c)
+			c.s.handed.Add(1)
 			c.s.handover.give(&replayConn{Conn: c.nc, br: c.br})
 			return
 		}
@@ -337,6 +346,7 @@ func (c *serverConn) readHead() (int, bool) {
 func (c *serverConn) serveRequest(n int) (hijacked, keep bool) {
 	c.nc.SetReadDeadline(time.Time{})
 	c.br.Discard(n)
+	c.s.served.Add(1)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	body := &requestBody{c: c, n: c.head.length}
 	req := c.head.request(ctx, c.remote, body)
