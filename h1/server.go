@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -34,7 +32,7 @@ import (
 // watchAfter starts that read (watch.go), so a disconnect still cancels
 // a slow request's context, and a fast one pays for a timer's reset.
 //
-// The ResponseWriter answers as net/http's does (a body of up to 4 KiB
+// The ResponseWriter answers as net/http's does (a body of up to 2 KiB
 // written before the handler returns gets a Content-Length, a longer or
 // flushed one is chunked, Date and a sniffed Content-Type are added) and
 // supports http.Flusher, http.Hijacker and http.ResponseController's
@@ -409,160 +407,3 @@ func (r *connReader) Read(p []byte) (int, error) {
 	}
 	return r.nc.Read(p)
 }
-
-// requestBody is the body of a request the server serves, read from the
-// connection's buffer.
-type requestBody struct {
-	c       *serverConn
-	n       int64 // bytes left
-	closed  bool
-	err     error // a read's failure
-	tooLong bool  // left unread, too long to drop
-}
-
-// errRequestBodyClosed is what a read of a body closed, or of a request whose
-// handler returned, gets.
-var errRequestBodyClosed = errors.New("http: invalid Read on closed Body")
-
-// Read reads the body; the read that takes its last byte returns io.EOF
-// with it, and arms the disconnect watch.
-func (b *requestBody) Read(p []byte) (int, error) {
-	switch {
-	case b.closed:
-		return 0, errRequestBodyClosed
-	case b.err != nil:
-		return 0, b.err
-	case b.n <= 0:
-		return 0, io.EOF
-	}
-	if int64(len(p)) > b.n {
-		p = p[:b.n]
-	}
-	k, err := b.c.br.Read(p)
-	b.n -= int64(k)
-	switch {
-	case b.n == 0:
-		b.c.w.arm()
-		return k, io.EOF
-	case err == io.EOF:
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		b.err = err
-	}
-	return k, err
-}
-
-// Close closes the body; what is left of it is read and dropped after
-// the handler returns.
-func (b *requestBody) Close() error {
-	b.closed = true
-	return nil
-}
-
-// closeAfterHandler ends the handler's use of the body.
-func (b *requestBody) closeAfterHandler() { b.closed = true }
-
-// settle reads and drops what is left of the body before the response's
-// head goes out, as net/http does, and reports whether the connection can
-// serve another request: not when the rest is longer than maxDiscard or a
-// read of the body failed (the head then says Connection: close).
-func (b *requestBody) settle() bool {
-	if b.err != nil {
-		return false
-	}
-	if b.n == 0 {
-		return true
-	}
-	if b.n >= maxDiscard {
-		b.tooLong = true
-		return false
-	}
-	if _, err := b.c.br.Discard(int(b.n)); err != nil {
-		b.err = err
-		return false
-	}
-	b.n = 0
-	return true
-}
-
-// closeConn closes the connection after a response whose request's body
-// was left unread: the write side first, then, after rstAvoidance, the
-// whole, so that the client reads the response before the reset that
-// closing on unread bytes sends (as net/http).
-func (b *requestBody) closeConn() {
-	if !b.tooLong {
-		return
-	}
-	if tc, ok := b.c.nc.(interface{ CloseWrite() error }); ok {
-		tc.CloseWrite()
-		time.Sleep(rstAvoidance)
-	}
-}
-
-// replayConn is a connection handed over: its reads return the bytes the
-// server had buffered first.
-type replayConn struct {
-	net.Conn
-	br *bufio.Reader
-}
-
-// Read reads the buffered bytes, then the connection.
-func (r *replayConn) Read(p []byte) (int, error) {
-	if r.br != nil {
-		if r.br.Buffered() > 0 {
-			return r.br.Read(p)
-		}
-		r.br = nil
-	}
-	return r.Conn.Read(p)
-}
-
-// handover is the listener of the connections handed over.
-type handover struct {
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-}
-
-// newHandover makes a handover listener.
-func newHandover() *handover {
-	return &handover{conns: make(chan net.Conn), closed: make(chan struct{})}
-}
-
-// give hands c over, or closes it once the listener is closed.
-func (h *handover) give(c net.Conn) {
-	select {
-	case h.conns <- c:
-	case <-h.closed:
-		c.Close()
-	}
-}
-
-// Accept returns the next connection handed over.
-func (h *handover) Accept() (net.Conn, error) {
-	select {
-	case c := <-h.conns:
-		return c, nil
-	case <-h.closed:
-		return nil, fmt.Errorf("h1 handover: %w", net.ErrClosed)
-	}
-}
-
-// Close closes the listener.
-func (h *handover) Close() error {
-	h.once.Do(func() { close(h.closed) })
-	return nil
-}
-
-// Addr is a name of the listener.
-func (h *handover) Addr() net.Addr { return handoverAddr{} }
-
-// handoverAddr names the handover listener.
-type handoverAddr struct{}
-
-// Network names the listener's network.
-func (handoverAddr) Network() string { return "h1" }
-
-// String names the listener.
-func (handoverAddr) String() string { return "h1-handover" }
