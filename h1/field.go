@@ -1,6 +1,9 @@
 package h1
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+)
 
 // splitField splits a header line into its canonical name and its value
 // with the blanks around it trimmed, as net/textproto reads a field. It
@@ -28,6 +31,94 @@ func splitField(line []byte) (key string, value []byte, ok bool) {
 		}
 	}
 	return canonicalKey(line[:colon]), trimBlanks(value), true
+}
+
+// fieldSet holds the fields of a head parsed where it lies (a response's
+// or a request's), and what its Connection field said.
+type fieldSet struct {
+	fields [maxFields]field
+	n      int  // fields used
+	values int  // bytes of all the fields' values
+	close  bool // Connection: close
+	conn   bool // a Connection field was read
+}
+
+// field is a header field of a head: its canonical name and its value as
+// it lies in the buffer.
+type field struct {
+	key   string
+	value []byte
+}
+
+// eachField calls field with each field line of b, a head after its first
+// line, up to the blank line that ends it; it reports whether every line
+// ends in CRLF, field took each, and nothing follows the blank line.
+func eachField(b []byte, field func(line []byte) bool) bool {
+	for {
+		line, rest, ok := cutLine(b)
+		if !ok {
+			return false
+		}
+		if len(line) == 0 {
+			return len(rest) == 0
+		}
+		if !field(line) {
+			return false
+		}
+		b = rest
+	}
+}
+
+// add adds a field; it reports false when the set is full.
+func (fs *fieldSet) add(key string, value []byte) bool {
+	if fs.n == maxFields {
+		return false
+	}
+	fs.fields[fs.n] = field{key, value}
+	fs.n++
+	fs.values += len(value)
+	return true
+}
+
+// connection reads a Connection field: close or keep-alive, alone (a
+// second field, whose tokens net/http would read with the first's, is
+// refused too).
+func (fs *fieldSet) connection(value []byte) bool {
+	if fs.conn {
+		return false
+	}
+	fs.conn = true
+	if strings.EqualFold(string(value), "close") {
+		fs.close = true
+		return true
+	}
+	return strings.EqualFold(string(value), "keep-alive")
+}
+
+// header makes the Header of the fields: one string holds every value,
+// one slice every field's first.
+func (fs *fieldSet) header() http.Header {
+	fields := fs.fields[:fs.n]
+	hd := make(http.Header, len(fields))
+	var sb strings.Builder
+	sb.Grow(fs.values)
+	for _, f := range fields {
+		sb.Write(f.value)
+	}
+	all := sb.String()
+	firsts := make([]string, len(fields))
+	at := 0
+	for i, f := range fields {
+		v := all[at : at+len(f.value)]
+		at += len(f.value)
+		if vs, ok := hd[f.key]; ok {
+			hd[f.key] = append(vs, v)
+			continue
+		}
+		firsts[i] = v
+		hd[f.key] = firsts[i : i+1 : i+1]
+	}
+	return hd
 }
 
 // maxKey is the longest field name splitField canonicalizes.

@@ -61,22 +61,12 @@ const maxFields = 32
 
 // head is a response head parsed where it lies in the reader's buffer.
 type head struct {
-	status  []byte // after the protocol: the code and the reason
-	code    int
-	fields  [maxFields]field
-	n       int   // fields used
-	values  int   // bytes of all the fields' values
-	length  int64 // Content-Length, -1 when chunked
-	chunked bool
-	close   bool // Connection: close
-	conn    bool // a Connection field was read
-}
-
-// field is a header field of a head: its canonical name and its value as
-// it lies in the buffer.
-type field struct {
-	key   string
-	value []byte
+	fieldSet
+	status     []byte // after the protocol: the code and the reason
+	code       int
+	length     int64 // Content-Length, -1 when chunked
+	lengthSeen bool
+	chunked    bool
 }
 
 // parse parses the head b, ending with its blank line, and reports
@@ -87,50 +77,40 @@ func (h *head) parse(b []byte) bool {
 		return false
 	}
 	h.length = -1
-	seenLength := false
-	for {
-		line, rest, ok = cutLine(rest)
-		if !ok {
-			return false
-		}
-		if len(line) == 0 {
-			break
-		}
-		key, value, ok := splitField(line)
-		if !ok {
-			return false
-		}
-		switch key {
-		case "Content-Length":
-			if seenLength || !parseLength(value, &h.length) {
-				return false
-			}
-			seenLength = true
-		case "Transfer-Encoding":
-			if h.chunked || !strings.EqualFold(string(value), "chunked") {
-				return false
-			}
-			h.chunked = true
-			continue // net/http keeps it out of the Header
-		case "Connection":
-			if !h.connection(value) {
-				return false
-			}
-			if h.close {
-				continue // net/http deletes a Connection: close
-			}
-		case "Trailer", "Pragma":
-			return false
-		}
-		if h.n == maxFields {
-			return false
-		}
-		h.fields[h.n] = field{key, value}
-		h.n++
-		h.values += len(value)
-	}
 	// One framing exactly: none means a body up to the connection's close.
-	return len(rest) == 0 && seenLength != h.chunked
+	return eachField(rest, h.field) && h.lengthSeen != h.chunked
+}
+
+// field reads one header field line; it reports false for a head that is
+// not a common one.
+func (h *head) field(line []byte) bool {
+	key, value, ok := splitField(line)
+	if !ok {
+		return false
+	}
+	switch key {
+	case "Content-Length":
+		if h.lengthSeen || !parseLength(value, &h.length) {
+			return false
+		}
+		h.lengthSeen = true
+	case "Transfer-Encoding":
+		if h.chunked || !strings.EqualFold(string(value), "chunked") {
+			return false
+		}
+		h.chunked = true
+		return true // net/http keeps it out of the Header
+	case "Connection":
+		if !h.connection(value) {
+			return false
+		}
+		if h.close {
+			return true // net/http deletes a Connection: close
+		}
+	case "Trailer", "Pragma":
+		return false
+	}
+	return h.add(key, value)
 }
 
 // statusLine parses "HTTP/1.1 CODE[ REASON]" with a code whose response
@@ -156,20 +136,6 @@ func (h *head) statusLine(line []byte) bool {
 	}
 	h.status, h.code = s, code
 	return true
-}
-
-// connection reads a Connection field: close or keep-alive, alone.
-func (h *head) connection(value []byte) bool {
-	if h.conn {
-		return false // a second field: net/http reads the tokens of all
-	}
-	h.conn = true
-	switch {
-	case strings.EqualFold(string(value), "close"):
-		h.close = true
-		return true
-	}
-	return strings.EqualFold(string(value), "keep-alive")
 }
 
 // cutLine cuts the line ending in CRLF at the start of b.
@@ -222,35 +188,6 @@ func (h *head) response(req *http.Request, br *bufio.Reader, f *framing) *http.R
 		resp.Body = http.NoBody
 	}
 	return resp
-}
-
-// header makes the head's Header.
-func (h *head) header() http.Header { return makeHeader(h.fields[:h.n], h.values) }
-
-// makeHeader makes the Header of fields whose values are values bytes
-// long in all: one string holds every value, one slice every field's
-// first.
-func makeHeader(fields []field, values int) http.Header {
-	hd := make(http.Header, len(fields))
-	var sb strings.Builder
-	sb.Grow(values)
-	for _, f := range fields {
-		sb.Write(f.value)
-	}
-	all := sb.String()
-	firsts := make([]string, len(fields))
-	at := 0
-	for i, f := range fields {
-		v := all[at : at+len(f.value)]
-		at += len(f.value)
-		if vs, ok := hd[f.key]; ok {
-			hd[f.key] = append(vs, v)
-			continue
-		}
-		firsts[i] = v
-		hd[f.key] = firsts[i : i+1 : i+1]
-	}
-	return hd
 }
 
 // status returns the status line's code and reason as a string, without

@@ -13,15 +13,11 @@ import (
 // over HTTP/1.1 to a path, with one Host, one Content-Length and plain
 // header fields (parse). Every other request goes to net/http.
 type requestHead struct {
+	fieldSet
 	target string // the request line's path and query
 	url    *url.URL
 	host   []byte
-	fields [maxFields]field
-	n      int // fields used
-	values int // bytes of all the fields' values
 	length int64
-	close  bool // Connection: close
-	conn   bool // a Connection field was read
 }
 
 // parse parses the head b, ending with its blank line, and reports whether
@@ -33,19 +29,7 @@ func (h *requestHead) parse(b []byte) bool {
 	if !ok || !h.requestLine(line) {
 		return false
 	}
-	for {
-		line, rest, ok = cutLine(rest)
-		if !ok {
-			return false
-		}
-		if len(line) == 0 {
-			break
-		}
-		if !h.field(line) {
-			return false
-		}
-	}
-	return len(rest) == 0 && h.host != nil && h.length >= 0
+	return eachField(rest, h.field) && h.host != nil && h.length >= 0
 }
 
 // requestLine parses "POST TARGET HTTP/1.1", TARGET a path of visible
@@ -98,26 +82,7 @@ func (h *requestHead) field(line []byte) bool {
 	case "Transfer-Encoding", "Expect", "Upgrade", "Pragma", "Trailer", "Te":
 		return false
 	}
-	if h.n == maxFields {
-		return false
-	}
-	h.fields[h.n] = field{key, value}
-	h.n++
-	h.values += len(value)
-	return true
-}
-
-// connection reads a Connection field: close or keep-alive, alone.
-func (h *requestHead) connection(value []byte) bool {
-	if h.conn {
-		return false
-	}
-	h.conn = true
-	if strings.EqualFold(string(value), "close") {
-		h.close = true
-		return true
-	}
-	return strings.EqualFold(string(value), "keep-alive")
+	return h.add(key, value)
 }
 
 // validHost reports whether v is a host, with a port or not, of the
@@ -144,7 +109,7 @@ func (h *requestHead) request(ctx context.Context, remote string, body io.ReadCl
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        makeHeader(h.fields[:h.n], h.values),
+		Header:        h.header(),
 		ContentLength: h.length,
 		Host:          string(h.host),
 		RemoteAddr:    remote,
