@@ -472,3 +472,42 @@ func TestServerWatchedRequestKeepsConnection(t *testing.T) {
 		t.Errorf("%d connections, want 1", n)
 	}
 }
+
+// TestServerLargeBody: a body many times the buffer, sent in pieces, is
+// read whole, and the connection then serves the next request.
+func TestServerLargeBody(t *testing.T) {
+	f := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, "%d %v", len(b), strings.Count(string(b), "0123456789") == len(b)/10)
+	}))
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	big := strings.Repeat("0123456789", 500_000)
+	pr, pw := io.Pipe()
+	go func() {
+		for part := range slices.Chunk([]byte(big), 64<<10) {
+			pw.Write(part)
+		}
+		pw.Close()
+	}()
+	req, _ := http.NewRequest(http.MethodPost, f.url+"/upload", pr)
+	req.ContentLength = int64(len(big))
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := fmt.Sprintf("%d true", len(big)); string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, got := send(t, c, http.MethodPost, f.url, "0123456789"); got != "10 true" {
+		t.Errorf("the next request: %q", got)
+	}
+	if n, s := f.accepted.Load(), f.fast.Served(); n != 1 || s != 2 {
+		t.Errorf("%d connections and %d requests served by h1, want 1 and 2", n, s)
+	}
+}
