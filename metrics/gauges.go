@@ -34,6 +34,13 @@ type Transport interface {
 	OpenStreams() int
 }
 
+// Front counts what the gateway's HTTP/1.1 front did: the requests it
+// served itself and the connections it handed to net/http.
+type Front interface {
+	Served() int64
+	HandedOver() int64
+}
+
 // Approvals counts the tool calls waiting for a human's approval.
 type Approvals interface {
 	PendingApprovals(ctx context.Context) (int, error)
@@ -45,6 +52,7 @@ type Sources struct {
 	Health    SkillHealths
 	Queue     QueueDepths
 	Transport Transport
+	Front     Front
 	Approvals Approvals
 	// CacheFor is how long store-backed values are kept (default
 	// DefaultScrapeCache).
@@ -55,6 +63,7 @@ type Sources struct {
 type gauges struct {
 	src                                  Sources
 	up, depth, sessions, streams, approv *prometheus.Desc
+	served, handed                       *prometheus.Desc
 
 	mu      sync.Mutex
 	at      time.Time
@@ -64,7 +73,9 @@ type gauges struct {
 
 // Watch registers the gauges read from src at each scrape:
 // mcpgate_upstream_up, mcpgate_agent_queue_depth, mcpgate_mcp_sessions_open,
-// mcpgate_sse_streams_open and mcpgate_approvals_pending.
+// mcpgate_sse_streams_open and mcpgate_approvals_pending, and the counters
+// mcpgate_http_front_requests_total and
+// mcpgate_http_front_handovers_total.
 func (m *Metrics) Watch(src Sources) {
 	if src.CacheFor <= 0 {
 		src.CacheFor = DefaultScrapeCache
@@ -76,13 +87,15 @@ func (m *Metrics) Watch(src Sources) {
 		sessions: prometheus.NewDesc("mcpgate_mcp_sessions_open", "MCP sessions this replica holds in memory.", nil, nil),
 		streams:  prometheus.NewDesc("mcpgate_sse_streams_open", "SSE responses this replica is writing.", nil, nil),
 		approv:   prometheus.NewDesc("mcpgate_approvals_pending", "Tool calls waiting for a human's approval.", nil, nil),
+		served:   prometheus.NewDesc("mcpgate_http_front_requests_total", "Requests the HTTP/1.1 front served itself (the common POSTs).", nil, nil),
+		handed:   prometheus.NewDesc("mcpgate_http_front_handovers_total", "Connections the HTTP/1.1 front handed to net/http (GET streams, anything else).", nil, nil),
 		nowFunc:  time.Now,
 	})
 }
 
 // Describe sends the gauges' descriptions.
 func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{g.up, g.depth, g.sessions, g.streams, g.approv} {
+	for _, d := range []*prometheus.Desc{g.up, g.depth, g.sessions, g.streams, g.approv, g.served, g.handed} {
 		ch <- d
 	}
 }
@@ -92,6 +105,10 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 	if t := g.src.Transport; t != nil {
 		ch <- prometheus.MustNewConstMetric(g.sessions, prometheus.GaugeValue, float64(t.OpenSessions()))
 		ch <- prometheus.MustNewConstMetric(g.streams, prometheus.GaugeValue, float64(t.OpenStreams()))
+	}
+	if f := g.src.Front; f != nil {
+		ch <- prometheus.MustNewConstMetric(g.served, prometheus.CounterValue, float64(f.Served()))
+		ch <- prometheus.MustNewConstMetric(g.handed, prometheus.CounterValue, float64(f.HandedOver()))
 	}
 	for _, m := range g.stored() {
 		ch <- m

@@ -32,10 +32,12 @@ func (f *fakeSources) PendingApprovals(context.Context) (int, error) {
 
 func (f *fakeSources) OpenSessions() int { return 7 }
 func (f *fakeSources) OpenStreams() int  { return 3 }
+func (f *fakeSources) Served() int64     { return 11 }
+func (f *fakeSources) HandedOver() int64 { return 2 }
 
 func TestGauges(t *testing.T) {
 	m, f := New(), &fakeSources{}
-	m.Watch(Sources{Health: f, Queue: f, Transport: f, Approvals: f, CacheFor: time.Hour})
+	m.Watch(Sources{Health: f, Queue: f, Transport: f, Front: f, Approvals: f, CacheFor: time.Hour})
 	m.ObserveBackend("shop", "crm", "mcp", "ok", 20*time.Millisecond)
 	body := mustScrape(t, m)
 	for _, want := range []string{
@@ -45,6 +47,8 @@ func TestGauges(t *testing.T) {
 		`mcpgate_approvals_pending 2`,
 		`mcpgate_mcp_sessions_open 7`,
 		`mcpgate_sse_streams_open 3`,
+		`mcpgate_http_front_requests_total 11`,
+		`mcpgate_http_front_handovers_total 2`,
 		`mcpgate_backend_call_duration_seconds_count{agent="shop",kind="mcp",outcome="ok",skill="crm"} 1`,
 	} {
 		mustHaveLine(t, body, want)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"net/http"
+	"regexp"
+	"strconv"
 	"testing"
 )
 
 // TestFrontServesCallsItself: the gateway's listener is served by h1's
 // server, which answers the MCP POSTs itself and hands a GET's connection
-// to net/http, both answering as they should.
+// to net/http, both answering as they should; /metrics counts both.
 func TestFrontServesCallsItself(t *testing.T) {
 	g := mustStartGateway(t)
 	_, secret := g.mustKey(t, "alice", "")
@@ -24,5 +26,16 @@ func TestFrontServesCallsItself(t *testing.T) {
 	}
 	if n := g.http.fast.HandedOver(); n <= handed {
 		t.Errorf("the GET's connection was not handed to net/http (%d hand-overs, %d before)", n, handed)
+	}
+	metrics := send(t, http.MethodGet, g.URL()+"/metrics", nil, "").body
+	for name, least := range map[string]int{"mcpgate_http_front_requests_total": 3, "mcpgate_http_front_handovers_total": 1} {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\d+)$`).FindStringSubmatch(metrics)
+		if m == nil {
+			t.Errorf("/metrics lacks %s", name)
+			continue
+		}
+		if n, _ := strconv.Atoi(m[1]); n < least {
+			t.Errorf("%s %d, want at least %d", name, n, least)
+		}
 	}
 }

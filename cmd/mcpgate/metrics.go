@@ -13,10 +13,11 @@ import (
 
 // watchGauges lets the metrics read, at each scrape, the upstream health
 // the relay records, the agents' queue depths (when the store counts
-// them), and the transport's open sessions and streams. Approvals pending
-// join when an approval store exists.
+// them), the transport's open sessions and streams, and what the HTTP
+// front served itself and handed to net/http. Approvals pending join when
+// an approval store exists.
 func (m *Main) watchGauges(met *metrics.Metrics) {
-	src := metrics.Sources{Health: m.store, Transport: m.mcp}
+	src := metrics.Sources{Health: m.store, Transport: m.mcp, Front: m.http.fast}
 	if q, ok := m.store.(metrics.QueueDepths); ok {
 		src.Queue = q
 	}

@@ -332,13 +332,13 @@ func (m *Main) wire() error {
 	gw := gateway.New(&gateway.Options{Tables: m.registry, Pipeline: pipe, Upstreams: m.upstream, Files: m.fileResults()})
 	m.tasks = m.newTasks(gw, hub)
 	m.mcp = m.newMCP(gw, hub, m.requestStateSigner(), m.newPeers(b))
-	m.watchGauges(met)
 	m.subscribe(hub)
 	srv, err := m.newServer(gw, b, met, hub)
 	if err != nil {
 		return err
 	}
 	m.http = m.newHTTP(srv)
+	m.watchGauges(met)
 	return nil
 }
 
