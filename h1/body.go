@@ -16,8 +16,8 @@ type requestBody struct {
 	tooLong bool  // left unread, too long to drop
 }
 
-// errRequestBodyClosed is what a read of a body closed, or of a request whose
-// handler returned, gets.
+// errRequestBodyClosed is what a read of a closed body gets, or of the
+// body of a request whose handler returned.
 var errRequestBodyClosed = errors.New("http: invalid Read on closed Body")
 
 // Read reads the body; the read that takes its last byte returns io.EOF
@@ -49,15 +49,13 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// Close closes the body; what is left of it is read and dropped after
+// Close closes the body; what is left of it is read and dropped before
+// the response's head goes out (settle). The server closes it too when
 // the handler returns.
 func (b *requestBody) Close() error {
 	b.closed = true
 	return nil
 }
-
-// closeAfterHandler ends the handler's use of the body.
-func (b *requestBody) closeAfterHandler() { b.closed = true }
 
 // settle reads and drops what is left of the body before the response's
 // head goes out, as net/http does, and reports whether the connection can

@@ -3,6 +3,7 @@ package h1
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -171,7 +172,7 @@ func (w *response) Write(p []byte) (int, error) {
 }
 
 // errAfterHandler is what a write after the handler returned gets.
-var errAfterHandler = fmt.Errorf("h1: write after the handler returned")
+var errAfterHandler = errors.New("h1: write after the handler returned")
 
 // WriteString writes s.
 func (w *response) WriteString(s string) (int, error) { return w.Write([]byte(s)) }

@@ -363,7 +363,7 @@ func (c *serverConn) serveRequest(n int) (hijacked, keep bool) {
 		return false, false
 	}
 	keep = w.finish()
-	body.closeAfterHandler()
+	body.Close()
 	if w.deadline {
 		c.nc.SetWriteDeadline(time.Time{})
 	}

@@ -36,9 +36,10 @@ type watch struct {
 	done   chan struct{}
 }
 
-// arm starts the timer of the request whose context cancel ends; the
-// watch reads once it fires. Nothing is watched when bytes of a next
-// request are already buffered (pipelined): that read would find them.
+// arm starts the timer of the request being served (whose context
+// w.cancel ends); the watch reads once it fires. Nothing is watched when
+// bytes of a next request are already buffered (pipelined): that read
+// would find them.
 func (w *watch) arm() {
 	if w.c.br.Buffered() > 0 {
 		return
