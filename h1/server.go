@@ -53,6 +53,7 @@ type Server struct {
 	mu       sync.Mutex
 	lns      map[net.Listener]struct{}
 	conns    map[*serverConn]bool // true while serving a request
+	watching bool                 // watchLoop runs
 	shutting bool
 	handover *handover
 }
@@ -202,6 +203,10 @@ func (s *Server) setActive(c *serverConn, active bool) bool {
 		s.conns = make(map[*serverConn]bool)
 	}
 	s.conns[c] = active
+	if active && !s.watching {
+		s.watching = true
+		go s.watchLoop()
+	}
 	return true
 }
 

@@ -8,9 +8,14 @@ import (
 
 // watchAfter is how long a request runs, its body read, before the server
 // reads its connection in the background to learn of the client's leaving
-// (which cancels the request's context, as with net/http). A request that
-// ends sooner pays for a timer's reset and stop, not for a goroutine, a
-// read and its abort.
+// (which cancels the request's context, as with net/http). One goroutine
+// per server (watchLoop) looks at the requests being served every
+// watchAfter while there are any, and starts the reads of those armed
+// since its previous look, so that a request runs 5 to 10 ms before it is
+// watched. A request that ends sooner pays for a lock and a clock read:
+// no goroutine, read or abort, and no timer of its own (a timer set per
+// request wakes an idle thread to watch it, a futex call on the request's
+// path).
 const watchAfter = 5 * time.Millisecond
 
 // aLongTimeAgo is a deadline in the past: it ends a read under way.
@@ -19,7 +24,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 // Disconnect watch states.
 const (
 	watchIdle     = iota // no request to watch
-	watchArmed           // the timer runs
+	watchArmed           // the request's body is read: watchLoop may start the read
 	watchReading         // the read is under way
 	watchAborting        // the read is being ended
 	watchFinished        // the read ended by itself
@@ -27,44 +32,47 @@ const (
 
 // watch reads a connection in the background while its request runs.
 type watch struct {
-	c      *serverConn
-	cancel context.CancelCauseFunc // the request's
-	mu     sync.Mutex
-	state  int
-	gone   bool // the read failed: the client left
-	timer  *time.Timer
-	done   chan struct{}
+	c       *serverConn
+	cancel  context.CancelCauseFunc // the request's
+	mu      sync.Mutex
+	state   int
+	gone    bool      // the read failed: the client left
+	armedAt time.Time // when the state became watchArmed
+	done    chan struct{}
 }
 
-// arm starts the timer of the request being served (whose context
-// w.cancel ends); the watch reads once it fires. Nothing is watched when
-// bytes of a next request are already buffered (pipelined): that read
-// would find them.
+// arm marks the request being served (whose context w.cancel ends) as
+// one to watch once it has run watchAfter. Nothing is watched when bytes
+// of a next request are already buffered (pipelined): that read would
+// find them.
 func (w *watch) arm() {
 	if w.c.br.Buffered() > 0 {
 		return
 	}
+	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.state, w.gone = watchArmed, false
-	if w.timer == nil {
+	w.state, w.gone, w.armedAt = watchArmed, false, now
+	if w.done == nil {
 		w.done = make(chan struct{}, 1)
-		w.timer = time.AfterFunc(watchAfter, w.read)
+	}
+}
+
+// start starts the background read when the request was armed before
+// since; watchLoop calls it.
+func (w *watch) start(since time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state != watchArmed || w.armedAt.After(since) {
 		return
 	}
-	w.timer.Reset(watchAfter)
+	w.state = watchReading
+	go w.read()
 }
 
 // read is the background read: one byte, kept for the next request if it
 // comes; an error other than the abort's means the client left.
 func (w *watch) read() {
-	w.mu.Lock()
-	if w.state != watchArmed {
-		w.mu.Unlock()
-		return
-	}
-	w.state = watchReading
-	w.mu.Unlock()
 	cr := &w.c.cr
 	n, err := cr.nc.Read(cr.one[:])
 	w.mu.Lock()
@@ -87,7 +95,6 @@ func (w *watch) disarm() {
 		w.mu.Unlock()
 		return
 	case watchArmed:
-		w.timer.Stop() // if it fired meanwhile, read sees watchIdle
 		w.state = watchIdle
 		w.mu.Unlock()
 		return
@@ -112,4 +119,34 @@ func (w *watch) clientStayed() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return !w.gone
+}
+
+// watchLoop starts the background reads of the requests that have run
+// watchAfter, looking every watchAfter until a look finds no request
+// being served; setActive starts it again with the next request.
+func (s *Server) watchLoop() {
+	t := time.NewTicker(watchAfter)
+	defer t.Stop()
+	for now := range t.C {
+		if !s.startWatches(now.Add(-watchAfter)) {
+			return
+		}
+	}
+}
+
+// startWatches starts the reads of the requests armed before since, and
+// reports whether any request is being served; when none is, the loop
+// ends (under the same lock as setActive's check).
+func (s *Server) startWatches(since time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	busy := false
+	for c, active := range s.conns {
+		if active {
+			busy = true
+			c.w.start(since)
+		}
+	}
+	s.watching = busy
+	return busy
 }
