@@ -38,7 +38,7 @@ type response struct {
 	err      error  // the connection's write failure
 	done     bool   // the handler returned
 	hijacked bool
-	deadline bool // the handler set a write deadline
+	deadline bool // the handler set a deadline
 }
 
 // Header returns the header map the response's head is made of.
@@ -288,6 +288,7 @@ func (w *response) SetWriteDeadline(t time.Time) error {
 // SetReadDeadline sets the connection's read deadline
 // (http.ResponseController).
 func (w *response) SetReadDeadline(t time.Time) error {
+	w.deadline = true
 	return w.c.nc.SetReadDeadline(t)
 }
 
@@ -299,6 +300,9 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	w.c.w.disarm()
+	if !w.c.readBy.IsZero() {
+		w.c.setReadBy(time.Time{}) // the idle deadline is not the hijacker's
+	}
 	if w.status != 0 {
 		w.sendHead(false, nil)
 		w.writeBody(w.buf, nil)

@@ -40,7 +40,8 @@ import (
 type Server struct {
 	Handler http.Handler
 	// ReadHeaderTimeout bounds the reading of a request's head (default
-	// 10 s), IdleTimeout the wait for the next request (default 2 min).
+	// 10 s), IdleTimeout the wait for the next request (default 2 min;
+	// a connection may wait from three quarters of it to all of it).
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
 	// ErrorLog logs handler panics and accept errors; nil means the log
@@ -242,6 +243,15 @@ type serverConn struct {
 	bodyBuf []byte
 	dateBuf []byte
 	dateAt  int64 // the Unix second dateBuf holds
+	// readBy is the read deadline set on nc, zero for none or unknown
+	// (setReadBy).
+	readBy time.Time
+}
+
+// setReadBy sets nc's read deadline.
+func (c *serverConn) setReadBy(t time.Time) {
+	c.nc.SetReadDeadline(t)
+	c.readBy = t
 }
 
 // date returns the Date field's value of now, made once a second.
@@ -302,13 +312,18 @@ func (c *serverConn) serve() {
 }
 
 // waitRequest waits, for at most the idle timeout, for the first byte of
-// the next request.
+// the next request. The deadline is moved only once a quarter of the
+// timeout has passed since it was set (so the wait is at least three
+// quarters of it): a deadline set per request is a change to the
+// runtime's timers on every request's path.
 func (c *serverConn) waitRequest() bool {
 	idle := c.s.IdleTimeout
 	if idle <= 0 {
 		idle = defaultServerIdle
 	}
-	c.nc.SetReadDeadline(time.Now().Add(idle))
+	if now := time.Now(); c.readBy.IsZero() || c.readBy.Sub(now) < idle*3/4 {
+		c.setReadBy(now.Add(idle))
+	}
 	_, err := c.br.Peek(1)
 	return err == nil
 }
@@ -322,7 +337,7 @@ func (c *serverConn) readHead() (int, bool) {
 		buf, _ := c.br.Peek(c.br.Buffered())
 		if n := headEnd(buf); n > 0 {
 			if waited {
-				c.nc.SetReadDeadline(time.Time{})
+				c.setReadBy(time.Time{})
 			}
 			return n, c.head.parse(buf[:n])
 		}
@@ -334,7 +349,7 @@ func (c *serverConn) readHead() (int, bool) {
 			if t <= 0 {
 				t = defaultReadHeaderTimeout
 			}
-			c.nc.SetReadDeadline(time.Now().Add(t))
+			c.setReadBy(time.Now().Add(t))
 			waited = true
 		}
 		if _, err := c.br.Peek(len(buf) + 1); err != nil {
@@ -347,7 +362,9 @@ func (c *serverConn) readHead() (int, bool) {
 // c.head. It reports whether the handler hijacked the connection, and
 // whether the connection may serve another request.
 func (c *serverConn) serveRequest(n int) (hijacked, keep bool) {
-	c.nc.SetReadDeadline(time.Time{})
+	if int64(c.br.Buffered()-n) < c.head.length && !c.readBy.IsZero() {
+		c.setReadBy(time.Time{}) // the body's reads are not bounded
+	}
 	c.br.Discard(n)
 	c.s.served.Add(1)
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -371,6 +388,7 @@ func (c *serverConn) serveRequest(n int) (hijacked, keep bool) {
 	body.Close()
 	if w.deadline {
 		c.nc.SetWriteDeadline(time.Time{})
+		c.readBy = time.Time{} // the handler may have set it too
 	}
 	if !keep {
 		body.closeConn()

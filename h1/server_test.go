@@ -511,3 +511,34 @@ func TestServerLargeBody(t *testing.T) {
 		t.Errorf("%d connections and %d requests served by h1, want 1 and 2", n, s)
 	}
 }
+
+// TestServerIdleTimeout: a connection that stays idle past the idle
+// timeout is closed; one whose requests come sooner is kept.
+func TestServerIdleTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Handler: http.HandlerFunc(servedBy), IdleTimeout: 400 * time.Millisecond}
+	go s.Serve(ln)
+	defer s.Shutdown(context.Background())
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	for range 4 {
+		io.WriteString(nc, "POST /i HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\nx")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("a request within the idle timeout: %v", err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		time.Sleep(150 * time.Millisecond)
+	}
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("an idle connection: %v, want it closed by the server", err)
+	}
+}

@@ -67,6 +67,7 @@ func (w *watch) start(since time.Time) {
 		return
 	}
 	w.state = watchReading
+	w.c.nc.SetReadDeadline(time.Time{}) // the idle one may still be set
 	go w.read()
 }
 
@@ -111,6 +112,7 @@ func (w *watch) disarm() {
 	w.mu.Lock()
 	w.state = watchIdle
 	w.mu.Unlock()
+	w.c.readBy = time.Time{} // the read left none
 }
 
 // clientStayed reports whether the last watch found the client still
