@@ -30,7 +30,8 @@ import (
 // changes and wake-ups to end it), which is how a client's disconnect
 // ends a request's context. Here a request that runs longer than
 // watchAfter starts that read (watch.go), so a disconnect still cancels
-// a slow request's context, and a fast one pays for a timer's reset.
+// a slow request's context, and a fast one pays for a lock and a clock
+// read.
 //
 // The ResponseWriter answers as net/http's does (a body of up to 2 KiB
 // written before the handler returns gets a Content-Length, a longer or
