@@ -48,6 +48,25 @@ func startServer(t *testing.T, h http.Handler) *frontEnd {
 	return f
 }
 
+// dial opens a raw connection to the server, closed when the test ends.
+func (f *frontEnd) dial(t *testing.T) net.Conn {
+	t.Helper()
+	nc, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return nc
+}
+
+// wantConns fails t unless the server accepted n connections.
+func (f *frontEnd) wantConns(t *testing.T, n int64, what string) {
+	t.Helper()
+	if got := f.accepted.Load(); got != n {
+		t.Errorf("%s: %d connections, want %d", what, got, n)
+	}
+}
+
 // countingListener counts the connections it accepts.
 type countingListener struct {
 	net.Listener
@@ -116,9 +135,7 @@ func TestServerServesPostsAndHandsOverTheRest(t *testing.T) {
 	if _, got := send(t, c, http.MethodPost, f.url+"/y", "z"); !strings.HasPrefix(got, "fast=false POST /y") {
 		t.Errorf("POST after the hand-over: %q", got)
 	}
-	if n := f.accepted.Load(); n != 1 {
-		t.Errorf("%d connections, want 1 kept alive", n)
-	}
+	f.wantConns(t, 1, "kept alive")
 }
 
 // TestServerResponsesAsNetHTTP runs handlers on both servers and compares
@@ -228,10 +245,7 @@ func TestServerDisconnectCancels(t *testing.T) {
 			cancelled <- errors.New("not cancelled")
 		}
 	}))
-	nc, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc := f.dial(t)
 	io.WriteString(nc, "POST /slow HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}")
 	<-started
 	nc.Close()
@@ -251,11 +265,7 @@ func TestServerPipelined(t *testing.T) {
 		}
 		fmt.Fprintf(w, "%s:%s", r.URL.Path, b)
 	}))
-	nc, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := f.dial(t)
 	br := bufio.NewReader(nc)
 	for _, first := range []string{"fast", "slow"} {
 		fmt.Fprintf(nc, "POST /1 HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\n%s", first)
@@ -310,18 +320,14 @@ func TestServerUnreadBody(t *testing.T) {
 			t.Fatalf("got %q", got)
 		}
 	}
-	if n := f.accepted.Load(); n != 1 {
-		t.Errorf("short bodies: %d connections, want 1", n)
-	}
+	f.wantConns(t, 1, "short bodies")
 	if _, got := send(t, c, http.MethodPost, f.url, strings.Repeat("l", maxDiscard+1)); got != "ok" {
 		t.Fatalf("got %q", got)
 	}
 	if _, got := send(t, c, http.MethodPost, f.url, "x"); got != "ok" {
 		t.Fatalf("got %q", got)
 	}
-	if n := f.accepted.Load(); n != 2 {
-		t.Errorf("after a long unread body: %d connections, want 2", n)
-	}
+	f.wantConns(t, 2, "after a long unread body")
 }
 
 // TestServerPanic: a handler's panic closes the connection without an
@@ -351,11 +357,7 @@ func TestServerShutdown(t *testing.T) {
 		}
 		io.WriteString(w, "done")
 	}))
-	idle, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idle.Close()
+	idle := f.dial(t)
 	answer := make(chan string, 1)
 	go func() {
 		_, body := send(t, http.DefaultClient, http.MethodPost, f.url+"/slow", "x")
@@ -400,10 +402,7 @@ func (f *frontEnd) active() int {
 func TestServerSlowHead(t *testing.T) {
 	f := startServer(t, http.HandlerFunc(servedBy))
 	for _, pad := range []int{10, serverBufSize} {
-		nc, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		nc := f.dial(t)
 		head := fmt.Sprintf("POST /s HTTP/1.1\r\nHost: h\r\nX-Pad: %s\r\nContent-Length: 1\r\n\r\nb", strings.Repeat("p", pad))
 		for part := range slices.Chunk([]byte(head), 7) {
 			nc.Write(part)
@@ -429,11 +428,7 @@ func TestServerLongUnreadBodyCloses(t *testing.T) {
 	f := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "too large", http.StatusRequestEntityTooLarge)
 	}))
-	nc, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := f.dial(t)
 	fmt.Fprintf(nc, "POST /big HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n%s", 10*maxDiscard, strings.Repeat("b", 1000))
 	br := bufio.NewReader(nc)
 	resp, err := http.ReadResponse(br, nil)
@@ -468,9 +463,7 @@ func TestServerWatchedRequestKeepsConnection(t *testing.T) {
 			t.Fatalf("got %q", got)
 		}
 	}
-	if n := f.accepted.Load(); n != 1 {
-		t.Errorf("%d connections, want 1", n)
-	}
+	f.wantConns(t, 1, "a watched request")
 }
 
 // TestServerLargeBody: a body many times the buffer, sent in pieces, is
