@@ -77,10 +77,10 @@ func (w *response) renderHead(code int) []byte {
 		b = append(append(b, " status code "...), strconv.Itoa(code)...)
 	}
 	b = append(b, "\r\n"...)
-	_, w.sniff = w.header["Content-Type"]
-	w.sniff = !w.sniff && w.header.Get("Content-Encoding") == ""
-	_, hasDate := w.header["Date"]
-	w.date = !hasDate
+	_, typed := w.header["Content-Type"]
+	w.sniff = !typed && w.header.Get("Content-Encoding") == ""
+	_, dated := w.header["Date"]
+	w.date = !dated
 	for k, vs := range w.header {
 		if !validName(k) || !w.keep(k, vs) {
 			continue

@@ -49,14 +49,13 @@ type Server struct {
 	// package's standard logger.
 	ErrorLog *log.Logger
 
-	down     atomic.Bool // set at Shutdown, read by each response
+	down     atomic.Bool // set at Shutdown, before its lock: setActive and track see it under theirs
 	served   atomic.Int64
 	handed   atomic.Int64
 	mu       sync.Mutex
 	lns      map[net.Listener]struct{}
 	conns    map[*serverConn]bool // true while serving a request
 	watching bool                 // watchLoop runs
-	shutting bool
 	handover *handover
 }
 
@@ -131,7 +130,6 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.down.Store(true)
 	s.mu.Lock()
-	s.shutting = true
 	for ln := range s.lns {
 		ln.Close()
 	}
@@ -169,7 +167,7 @@ func (s *Server) closeIdle() int {
 func (s *Server) track(ln net.Listener) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shutting {
+	if s.down.Load() {
 		return false
 	}
 	if s.lns == nil {
@@ -180,11 +178,7 @@ func (s *Server) track(ln net.Listener) bool {
 }
 
 // closing reports whether Shutdown was called.
-func (s *Server) closing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.shutting
-}
+func (s *Server) closing() bool { return s.down.Load() }
 
 // add tracks a new connection as idle.
 func (s *Server) add(c *serverConn) bool {
@@ -197,7 +191,7 @@ func (s *Server) add(c *serverConn) bool {
 func (s *Server) setActive(c *serverConn, active bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shutting && !active {
+	if s.down.Load() && !active {
 		delete(s.conns, c)
 		return false
 	}
