@@ -32,13 +32,16 @@ type response struct {
 	closing  bool   // Connection: close goes out
 	sentHead bool
 	chunked  bool
-	length   int64  // the body's length, -1 while unknown
-	written  int64  // body bytes written
-	buf      []byte // body written before the head went out
-	err      error  // the connection's write failure
-	done     bool   // the handler returned
-	hijacked bool
-	deadline bool // the handler set a deadline
+	length   int64 // the body's length, -1 while unknown
+	// chunkAnyway: the handler set a Content-Length with no value; the
+	// body is chunked even when it is whole at the handler's return.
+	chunkAnyway bool
+	written     int64  // body bytes written
+	buf         []byte // body written before the head went out
+	err         error  // the connection's write failure
+	done        bool   // the handler returned
+	hijacked    bool
+	deadline    bool // the handler set a deadline
 }
 
 // Header returns the header map the response's head is made of.
@@ -98,6 +101,12 @@ func (w *response) renderHead(code int) []byte {
 func (w *response) keep(k string, vs []string) bool {
 	switch k {
 	case "Content-Length":
+		if len(vs) == 0 {
+			// No value: no field, and no length of the server's either
+			// (net/http then chunks the body).
+			w.chunkAnyway = true
+			return true
+		}
 		n, err := strconv.ParseInt(strings.TrimSpace(vs[0]), 10, 64)
 		if err != nil || n < 0 || len(vs) > 1 {
 			w.c.s.logf("http: invalid Content-Length of %q", vs)
@@ -200,7 +209,7 @@ func (w *response) sendHead(final bool, next []byte) {
 	}
 	switch {
 	case !bodyAllowed(w.status) || w.length >= 0:
-	case final:
+	case final && !w.chunkAnyway:
 		w.length = int64(len(w.buf))
 		b = append(strconv.AppendInt(append(b, "Content-Length: "...), w.length, 10), "\r\n"...)
 	default:
@@ -319,11 +328,11 @@ func (w *response) finish() bool {
 		w.WriteHeader(http.StatusOK)
 	}
 	w.done = true
-	switch {
-	case !w.sentHead:
+	if !w.sentHead {
 		w.sendHead(true, nil)
 		w.writeBody(w.buf, nil)
-	case w.chunked:
+	}
+	if w.chunked {
 		w.write([]byte(chunkEnd))
 	}
 	w.buf = w.buf[:0]

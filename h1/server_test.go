@@ -175,6 +175,10 @@ func TestServerResponsesAsNetHTTP(t *testing.T) {
 			w.Header()["Bad Name"] = []string{"x"}
 		},
 		"error": func(w http.ResponseWriter, r *http.Request) { http.Error(w, "nope", http.StatusTeapot) },
+		"empty length": func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Length"] = nil
+			io.WriteString(w, "no length")
+		},
 		"close": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Connection", "close")
 			io.WriteString(w, "bye")
@@ -209,6 +213,7 @@ func rawExchange(t *testing.T, url, body string) string {
 		t.Fatal(err)
 	}
 	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(10 * time.Second)) // a response that never ends fails the test
 	fmt.Fprintf(nc, "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
 	if err != nil {
