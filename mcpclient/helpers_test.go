@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -58,7 +57,7 @@ func everythingServe(t *testing.T, mode string) string {
 func everythingStdio(t *testing.T) Transport {
 	t.Helper()
 	cmd := exec.Command(everythingBin)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/audit"
+	"github.com/mcpgate/mcpgate/internal/proctime"
 	"github.com/mcpgate/mcpgate/postgres"
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
 	"github.com/mcpgate/mcpgate/ratelimit"
@@ -103,14 +104,14 @@ func benchAdded(b *testing.B, store governedStore, keyed bool) {
 		r.call(b)
 	}
 	b.ReportAllocs()
-	start := processCPU()
+	start := proctime.Self()
 	for b.Loop() {
 		r.call(b)
 	}
 	if log != nil {
 		_ = log.Close() // writes what is queued: its CPU is the calls'
 	}
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(proctime.Self()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // warmUpCalls are made before the measure begins, so that the heap has

@@ -4,21 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/audit"
+	"github.com/mcpgate/mcpgate/internal/proctime"
 )
-
-// processCPU is the process's user and system CPU time so far, which
-// counts the audit log's goroutine too.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // discardCalls is an audit store that keeps nothing.
 type discardCalls struct{}
@@ -45,8 +36,8 @@ func BenchmarkPipelineGovernance(b *testing.B) {
 	run := func(b *testing.B, args func(i int) json.RawMessage) {
 		b.ReportAllocs()
 		i := 0
-		start := processCPU()
-		defer func() { b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op") }()
+		start := proctime.Self()
+		defer func() { b.ReportMetric(float64(proctime.Self()-start)/float64(b.N), "cpu-ns/op") }()
 		for b.Loop() {
 			i++
 			call := &mcpgate.Call{Agent: agent, ToolName: "order", Arguments: args(i), Caller: cred.Caller(), Notifier: mcpgate.NopNotifier{}}
@@ -76,12 +67,12 @@ func BenchmarkPipelineCPU(b *testing.B) {
 	agent := &mcpgate.Agent{ID: "a1"}
 	args := json.RawMessage(`{"customer":"ACME Corp","quantity":12,"priority":"high"}`)
 	b.ReportAllocs()
-	start := processCPU()
+	start := proctime.Self()
 	for b.Loop() {
 		call := &mcpgate.Call{Agent: agent, ToolName: "order", Arguments: args, Notifier: mcpgate.NopNotifier{}}
 		if _, err := p.Call(context.Background(), call); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(proctime.Self()-start)/float64(b.N), "cpu-ns/op")
 }

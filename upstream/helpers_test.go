@@ -310,3 +310,19 @@ func textTool(s *sdk.Server, name string, result string) {
 		return &r, nil
 	})
 }
+
+// mustLink returns the running link of a skill.
+func mustLink(tb testing.TB, m *Manager, sk *mcpgate.Skill) *link {
+	tb.Helper()
+	l := m.linkFor(sk)
+	if l == nil {
+		tb.Fatal("no link")
+	}
+	return l
+}
+
+// itoa formats n in decimal.
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

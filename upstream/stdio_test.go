@@ -1,3 +1,8 @@
+//go:build linux
+
+// The stdio tests watch child processes through /proc and kill them and
+// their process groups with signals: they run on Linux only.
+
 package upstream
 
 import (
@@ -13,16 +18,6 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// mustLink returns the running link of a skill.
-func mustLink(tb testing.TB, m *Manager, sk *mcpgate.Skill) *link {
-	tb.Helper()
-	l := m.linkFor(sk)
-	if l == nil {
-		tb.Fatal("no link")
-	}
-	return l
-}
-
 // childPid returns the pid of the link's pooled stdio server.
 func childPid(tb testing.TB, l *link) int {
 	tb.Helper()
@@ -37,11 +32,6 @@ func childPid(tb testing.TB, l *link) int {
 func processGone(pid int) bool {
 	_, err := os.Stat("/proc/" + itoa(pid))
 	return errors.Is(err, os.ErrNotExist)
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 func TestStdioEverythingServer(t *testing.T) {

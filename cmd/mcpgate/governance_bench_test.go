@@ -5,21 +5,12 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcpgate/mcpgate/internal/proctime"
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
 )
-
-// selfCPU is this process's user and system CPU time so far: the
-// benchmark's client, the REST backend and the gateway, its background
-// goroutines (the audit log's writer) included.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // auditSettle is how long a benchmark waits after its loop before reading
 // the CPU time, so that the audit log's writer has flushed what the loop
@@ -30,7 +21,7 @@ const auditSettle = 700 * time.Millisecond
 // call, cpu-ns/op, beside ns/op.
 func measureCPU(b *testing.B, call func(i int) error) {
 	b.ReportAllocs()
-	start := selfCPU()
+	start := proctime.Self()
 	i := 0
 	for b.Loop() {
 		i++
@@ -40,7 +31,7 @@ func measureCPU(b *testing.B, call func(i int) error) {
 	}
 	b.StopTimer()
 	time.Sleep(auditSettle)
-	b.ReportMetric(float64(selfCPU()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(proctime.Self()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkToolsCallGovernance is BenchmarkToolsCall's serial run with the
