@@ -8,6 +8,9 @@
 #   - relayed tools/call: the go-sdk conformance fixture called directly,
 #     then through a gateway relaying it (skill of kind mcp); the gateway's
 #     CPU per call over the fixture's own, and the p50 latency added;
+#     and, for reference, the same through scripts/forward (a byte
+#     forwarder that parses nothing: the floor of any process in the
+#     middle on this machine);
 #   - REST tools/call: a gateway with one REST tool on the demo backend,
 #     then scripts/relay (the minimal relay) in its place; the ratio of
 #     their CPU per call;
@@ -58,11 +61,23 @@ source scripts/bench.sh "$sessions" "$duration" # $work, $bin, free_port, wait_p
 [ -n "${KEEP:-}" ] && trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; echo "kept $work" >&2' EXIT
 go build -o "$work/fixture" github.com/modelcontextprotocol/go-sdk/conformance/everything-server
 go build -o "$work/relay" ./scripts/relay
+go build -o "$work/forward" ./scripts/forward
 
 # field NAME FILE prints the value of NAME=… on the file's summary line.
 field() { grep -o "$1=[0-9.]*" "$2" | tail -1 | cut -d= -f2; }
 # ratio A B prints A/B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+# floor_rows prints the byte forwarder's rows (the floor of a process in
+# the middle, no target) and the gateway's CPU per call over its own.
+floor_rows() {
+  local d_cpu f_cpu r_cpu d_p50 f_p50
+  d_cpu=$(field cpu_us_per_call "$work/direct") f_cpu=$(field cpu_us_per_call "$work/forwarded")
+  r_cpu=$(field cpu_us_per_call "$work/relayed")
+  d_p50=$(field p50_us "$work/direct") f_p50=$(field p50_us "$work/forwarded")
+  echo "| byte forwarder (the floor): its CPU / fixture CPU per call | $(ratio "$f_cpu" "$d_cpu")× ($f_cpu / $d_cpu µs) | (reference) |"
+  echo "| byte forwarder (the floor): p50 latency added | $((f_p50 - d_p50)) µs ($f_p50 − $d_p50) | (reference) |"
+  echo "| relayed tools/call: gateway CPU / byte forwarder CPU per call | $(ratio "$r_cpu" "$f_cpu")× | (reference) |"
+}
 # run NAME ARGS… runs `mcpgate load` with ARGS, keeping its output in $work/NAME.
 run() {
   local name=$1; shift
@@ -174,6 +189,12 @@ start_gateway gateway "$work/gateway.yaml"
 wait_tools gateway
 
 run direct --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
+# The floor of any process in the middle: a byte forwarder to the fixture.
+"$work/forward" "127.0.0.1:$upstream" 2>"$work/forward.err" &
+forward_pid=$!
+forward=$(wait_addr $forward_pid "$work/forward.err")
+run forwarded --url "http://$forward/mcp" --key none --tool test_simple_text --args '{}' --pid "$forward_pid"
+kill "$forward_pid"
 # run_relayed NAME runs the relayed leg NAME through the gateway started last.
 run_relayed() { run "$1" --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"; }
 if [ "$only" = relay ] && [ -n "${OLD:-}" ] && [ -n "${OLD_FIRST:-}" ]; then
@@ -209,6 +230,7 @@ if [ "$only" = relay ]; then
   echo "|---|---|---|"
   relay_row relayed
   [ -n "${OLD:-}" ] && relay_row old
+  floor_rows
   exit 0
 fi
 run rest --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"
@@ -257,6 +279,7 @@ echo "| figure | measured | target |"
 echo "|---|---|---|"
 echo "| relayed tools/call: gateway CPU / fixture CPU per call | $(ratio "$r_cpu" "$d_cpu")× ($r_cpu / $d_cpu µs) | ≤ 0.5× |"
 echo "| relayed tools/call: p50 latency added | $((r_p50 - d_p50)) µs ($r_p50 − $d_p50) | ≤ 150 µs |"
+floor_rows
 echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_cpu" "$b_cpu")× ($g_cpu / $b_cpu µs) | ≤ 1.3× |"
 agent_row sqlite
 agent_row postgres
