@@ -46,11 +46,23 @@ func (m *Main) sealKeys(ctx context.Context) error {
 	return m.keys.sealPlain(ctx)
 }
 
+// secretKeyProblem names what is wrong with a --secret-key value, or
+// returns "" for a good one or none.
+func secretKeyProblem(key string) string {
+	if key == "" {
+		return ""
+	}
+	if _, err := seal.ParseKey(key); err != nil {
+		return "--secret-key: " + err.Error()
+	}
+	return ""
+}
+
 // secretKey returns the operator's secret: --secret-key, or the data
 // directory's key file, made on first start.
 func (m *Main) secretKey() ([]byte, error) {
-	if m.Config.webhooks.SecretKey != "" {
-		key, _ := seal.ParseKey(m.Config.webhooks.SecretKey) // checked by problem
+	if m.Config.SecretKey != "" {
+		key, _ := seal.ParseKey(m.Config.SecretKey) // checked by validate
 		return key, nil
 	}
 	dir := m.Config.store.dataDir

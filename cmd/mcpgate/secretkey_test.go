@@ -130,3 +130,14 @@ func mustSealedKeys(t *testing.T, m *Main, n int) map[string][]byte {
 	}
 	return opened
 }
+
+// TestServeRefusesBadSecretKey refuses a key that is not 32 bytes, in hex
+// or base64, naming the flag.
+func TestServeRefusesBadSecretKey(t *testing.T) {
+	for _, key := range []string{"c2hvcnQ=", strings.Repeat("ab", 31), "not a key"} {
+		env, _, stderr := newTestEnv(nil)
+		if err := NewMain(env).ParseFlags([]string{"--secret-key", key}); !errors.Is(err, errUsage) || !strings.Contains(stderr.String(), "--secret-key") {
+			t.Errorf("serve --secret-key %q = %v, stderr %q; want a usage error naming the flag", key, err, stderr)
+		}
+	}
+}

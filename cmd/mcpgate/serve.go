@@ -66,6 +66,10 @@ type ServeConfig struct {
 	OTLPEndpoint string
 	ReloadEvery  time.Duration
 	PprofAddr    string
+	// SecretKey, when set, is the operator's key that seals stored secrets
+	// (webhook signing secrets, the keys that sign access tokens and file
+	// URLs); when empty the data directory's key file is used.
+	SecretKey string
 	// MetricsAddr, when set, serves /metrics there instead of on Addr.
 	MetricsAddr string
 	// AgentVisibility is how long a message delivered to an agent worker
@@ -165,6 +169,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&c.AgentVisibility, "agent-visibility", 10*time.Second, "how long a message held by an agent worker whose stream stopped renewing it (its replica died) waits before it is delivered again")
 	fs.DurationVar(&c.AgentHeartbeat, "agent-heartbeat", bus.DefaultHeartbeat, "how often agent worker presence is refreshed and waiting calls check it")
 	fs.DurationVar(&c.AgentPresenceTTL, "agent-presence-ttl", bus.DefaultPresenceTTL, "how long a presence refresh stays valid: an agent worker's replica that dies is known gone within this plus 1.5 --agent-heartbeat")
+	fs.StringVar(&c.SecretKey, "secret-key", "", "key that encrypts stored secrets (webhook signing secrets, the keys that sign access tokens and file URLs): 32 bytes as 64 hex digits or base64; replicas must share it (default: the key file secret.key under --data-dir, made on first start)")
 	fs.StringVar(&c.PprofAddr, "pprof-addr", "", "serve Go's /debug/pprof profiles on this separate address (off when empty)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics, unauthenticated, on this separate address instead of the main one (where it needs an administrator's key unless --addr is loopback)")
 	if err := parseFlags(fs, m.Env, args); err != nil {
@@ -207,6 +212,8 @@ func (c *ServeConfig) validate(env *Env) error {
 		problem = c.drain.problem()
 	case c.webhooks.problem() != "":
 		problem = c.webhooks.problem()
+	case secretKeyProblem(c.SecretKey) != "":
+		problem = secretKeyProblem(c.SecretKey)
 	default:
 		problem = c.Governance.problem()
 	}

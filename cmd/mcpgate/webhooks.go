@@ -10,22 +10,19 @@ import (
 	"github.com/mcpgate/mcpgate/events"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
-	"github.com/mcpgate/mcpgate/seal"
 	"github.com/mcpgate/mcpgate/webhook"
 )
 
-// webhookFlags are serve's flags for webhooks and the secrets they keep.
+// webhookFlags are serve's flags for webhook deliveries.
 type webhookFlags struct {
-	Backoff   time.Duration
-	Timeout   time.Duration
-	SecretKey string
+	Backoff time.Duration
+	Timeout time.Duration
 }
 
 // register adds the flags to fs.
 func (f *webhookFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Backoff, "webhook-backoff", webhook.DefaultBackoff, "wait before a webhook delivery's first retry, doubled for each one after (up to 1h, with jitter); retries stop after 24h")
 	fs.DurationVar(&f.Timeout, "webhook-timeout", webhook.DefaultTimeout, "how long one webhook delivery attempt may take")
-	fs.StringVar(&f.SecretKey, "secret-key", "", "key that encrypts stored secrets (webhook signing secrets, the keys that sign access tokens and file URLs): 32 bytes as 64 hex digits or base64; replicas must share it (default: the key file secret.key under --data-dir, made on first start)")
 }
 
 // problem names a flag value serve cannot run with, or returns "".
@@ -35,9 +32,6 @@ func (f *webhookFlags) problem() string {
 		return "--webhook-backoff must be a positive duration such as 10s"
 	case f.Timeout <= 0:
 		return "--webhook-timeout must be a positive duration such as 10s"
-	}
-	if _, err := seal.ParseKey(f.SecretKey); f.SecretKey != "" && err != nil {
-		return "--secret-key: " + err.Error()
 	}
 	return ""
 }

@@ -8,7 +8,6 @@ import (
 
 func TestServeRefusesBadWebhookFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"--secret-key", "c2hvcnQ="},
 		{"--webhook-backoff", "0s"},
 		{"--webhook-timeout", "-1s"},
 	} {
