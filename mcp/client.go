@@ -67,11 +67,23 @@ func (c *callReply) RequestClient(ctx context.Context, method string, params jso
 	case resp := <-answer:
 		return resp.result, resp.err
 	case <-c.ls.ctx.Done():
-		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "the session ended before the client answered %s", method)
+		return nil, sessionEnded(method)
 	case <-ctx.Done():
+		if c.ls.ctx.Err() != nil {
+			// The session's end cancels its calls too (their contexts
+			// derive from its own, which is cancelled first): report the
+			// end, whichever of the two the select saw.
+			return nil, sessionEnded(method)
+		}
 		c.send(appendNotification(nil, "notifications/cancelled", cancelledParams(ctx, id)))
 		return nil, fmt.Errorf("waiting for the client's answer to %s: %w", method, ctx.Err())
 	}
+}
+
+// sessionEnded is RequestClient's error when the session ends before the
+// client answered method.
+func sessionEnded(method string) error {
+	return mcpgate.Errorf(mcpgate.EUNAVAILABLE, "the session ended before the client answered %s", method)
 }
 
 // ScopeID names the scope the call's server→client requests belong to when
