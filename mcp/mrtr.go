@@ -270,10 +270,19 @@ func (h *heldCall) ask(ctx context.Context, method string, params json.RawMessag
 	case a := <-in.answer:
 		return a.result, a.err
 	case <-h.ls.ctx.Done():
-		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "the client did not answer %s: %v", method, context.Cause(h.ls.ctx))
+		return nil, h.unanswered(method)
 	case <-ctx.Done():
+		if h.ls.ctx.Err() != nil { // its end cancels the call too (see RequestClient)
+			return nil, h.unanswered(method)
+		}
 		return nil, fmt.Errorf("waiting for the client's answer to %s: %w", method, ctx.Err())
 	}
+}
+
+// unanswered is ask's error when the call's scope ends before the client
+// answered method in a retry.
+func (h *heldCall) unanswered(method string) error {
+	return mcpgate.Errorf(mcpgate.EUNAVAILABLE, "the client did not answer %s: %v", method, context.Cause(h.ls.ctx))
 }
 
 // add registers a pending request under a new key, the one its upstream
