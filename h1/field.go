@@ -50,10 +50,11 @@ type field struct {
 	value []byte
 }
 
-// eachField calls field with each field line of b, a head after its first
-// line, up to the blank line that ends it; it reports whether every line
-// ends in CRLF, field took each, and nothing follows the blank line.
-func eachField(b []byte, field func(line []byte) bool) bool {
+// eachField calls field with the canonical name and the value of each
+// field line of b, a head after its first line, up to the blank line that
+// ends it; it reports whether every line ends in CRLF and is a field
+// splitField reads, field took each, and nothing follows the blank line.
+func eachField(b []byte, field func(key string, value []byte) bool) bool {
 	for {
 		line, rest, ok := cutLine(b)
 		if !ok {
@@ -62,7 +63,8 @@ func eachField(b []byte, field func(line []byte) bool) bool {
 		if len(line) == 0 {
 			return len(rest) == 0
 		}
-		if !field(line) {
+		key, value, ok := splitField(line)
+		if !ok || !field(key, value) {
 			return false
 		}
 		b = rest

@@ -81,13 +81,9 @@ func (h *head) parse(b []byte) bool {
 	return eachField(rest, h.field) && h.lengthSeen != h.chunked
 }
 
-// field reads one header field line; it reports false for a head that is
-// not a common one.
-func (h *head) field(line []byte) bool {
-	key, value, ok := splitField(line)
-	if !ok {
-		return false
-	}
+// field reads one header field; it reports false for a head that is not
+// a common one.
+func (h *head) field(key string, value []byte) bool {
 	switch key {
 	case "Content-Length":
 		if h.lengthSeen || !parseLength(value, &h.length) {

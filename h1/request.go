@@ -57,13 +57,9 @@ func (h *requestHead) requestLine(line []byte) bool {
 	return true
 }
 
-// field reads one header field line; it reports false for one the server
+// field reads one header field; it reports false for one the server
 // leaves to net/http.
-func (h *requestHead) field(line []byte) bool {
-	key, value, ok := splitField(line)
-	if !ok {
-		return false
-	}
+func (h *requestHead) field(key string, value []byte) bool {
 	switch key {
 	case "Host":
 		if h.host != nil || !validHost(value) {
