@@ -34,11 +34,11 @@ func newPeeker(c *conn) *peeker {
 
 // peek records what waits to be read.
 func (p *peeker) peek(fd uintptr) bool {
-	n, _, err := syscall.Recvfrom(int(fd), p.buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	n, errno := peekFD(fd, p.buf[:])
 	switch {
-	case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+	case errno == syscall.EAGAIN || errno == syscall.EWOULDBLOCK:
 		p.state = peekNothing
-	case err == nil && n > 0:
+	case errno == 0 && n > 0:
 		p.state = peekData
 	default:
 		p.state = peekClosed

@@ -49,7 +49,8 @@ func (t *Transport) conn(ctx context.Context, addr string) (*conn, error) {
 
 // newConn returns the pooled connection of nc, dialed to addr.
 func newConn(nc net.Conn, addr string) *conn {
-	c := &conn{nc: nc, lim: headLimit{r: nc, n: unlimited}, bw: bufio.NewWriterSize(nc, writeBufSize), addr: addr}
+	fio := newConnIO(nc)
+	c := &conn{nc: nc, lim: headLimit{r: fio, n: unlimited}, bw: bufio.NewWriterSize(fio, writeBufSize), addr: addr}
 	c.br = bufio.NewReaderSize(&c.lim, readBufSize)
 	c.closer = func() { c.nc.Close() }
 	return c

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -262,9 +263,10 @@ func (c *serverConn) date() []byte {
 // newServerConn makes the state of a new connection.
 func newServerConn(s *Server, nc net.Conn) *serverConn {
 	c := &serverConn{s: s, nc: nc, remote: nc.RemoteAddr().String()}
-	c.cr.nc = nc
+	fio := newConnIO(nc)
+	c.cr.nc = fio
 	c.br = bufio.NewReaderSize(&c.cr, serverBufSize)
-	c.bw = bufio.NewWriterSize(nc, serverBufSize)
+	c.bw = bufio.NewWriterSize(fio, serverBufSize)
 	c.bodyBuf = make([]byte, 0, 2<<10)
 	c.w.c = c
 	return c
@@ -412,7 +414,7 @@ func (c *serverConn) runHandler(w *response, req *http.Request) (ok bool) {
 // connReader reads the connection, after a byte the disconnect watch
 // read (a pipelined request's first).
 type connReader struct {
-	nc   net.Conn
+	nc   io.Reader
 	one  [1]byte
 	has1 bool
 }

@@ -1,0 +1,162 @@
+package h1
+
+import (
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// connIO reads and writes a TCP connection's socket with system calls the
+// Go runtime is not told about (sysRead, sysWrite), waiting through the
+// connection's poller as net.Conn does (syscall.RawConn), deadlines
+// included. The socket is non-blocking, so no call blocks.
+//
+// Why: the runtime's monitor thread (sysmon) sleeps while no goroutine
+// runs, and a system call made with the runtime's notice (every net.Conn
+// Read and Write) wakes it and sets it polling every 20 µs until the
+// process idles again. A relayed call is two such bursts, each waking
+// sysmon with a futex and costing it a few sleeps and context switches:
+// on the project's VM a fifth of the gateway's CPU per relayed call
+// (docs/performance.md, round 8). Calls the runtime does not see leave it
+// asleep. What the notice buys, handing the P to another thread while a
+// call blocks, a non-blocking socket call never needs.
+type connIO struct {
+	nc  net.Conn
+	raw syscall.RawConn
+	// A read and a write may run at once, as on a net.Conn: each has its
+	// own state.
+	r, w sysOp
+}
+
+// sysOp is the state of one connIO call in progress: its buffer, how much
+// it did and its error, and the callback RawConn runs, made once so that
+// a call allocates nothing.
+type sysOp struct {
+	p     []byte
+	n     int
+	errno syscall.Errno
+	f     func(fd uintptr) bool
+}
+
+// newConnIO returns the reader and writer of nc's bytes: a connIO for a
+// *net.TCPConn, nc itself for any other connection (a TLS one, or a type
+// of its own whose Read and Write must run).
+func newConnIO(nc net.Conn) io.ReadWriter {
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return nc
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return nc
+	}
+	c := &connIO{nc: nc, raw: raw}
+	c.r.f, c.w.f = c.r.read, c.w.write
+	return c
+}
+
+// Read reads into p as net.Conn's Read does: at least one byte, or io.EOF
+// at the end, or the error (a *net.OpError) of a deadline, a closed
+// connection or a failed call.
+func (c *connIO) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	op := &c.r
+	op.p, op.n, op.errno = p, 0, 0
+	err := c.raw.Read(op.f)
+	op.p = nil
+	switch {
+	case err != nil:
+		return 0, c.opError("read", err)
+	case op.errno != 0:
+		return 0, c.opError("read", os.NewSyscallError("read", op.errno))
+	case op.n == 0:
+		return 0, io.EOF
+	}
+	return op.n, nil
+}
+
+// read is the callback of Read: false when nothing waits to be read.
+func (op *sysOp) read(fd uintptr) bool {
+	for {
+		n, errno := sysRead(fd, op.p)
+		switch errno {
+		case 0:
+			op.n = n
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		op.errno = errno
+		return true
+	}
+}
+
+// Write writes all of p as net.Conn's Write does, waiting while the
+// socket's buffer is full; it returns how much was written and the error
+// that stopped it.
+func (c *connIO) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	op := &c.w
+	op.p, op.n, op.errno = p, 0, 0
+	err := c.raw.Write(op.f)
+	op.p = nil
+	switch {
+	case err != nil:
+		return op.n, c.opError("write", err)
+	case op.errno != 0:
+		return op.n, c.opError("write", os.NewSyscallError("write", op.errno))
+	}
+	return op.n, nil
+}
+
+// write is the callback of Write: false when the socket's buffer is full
+// before all of p went in.
+func (op *sysOp) write(fd uintptr) bool {
+	for len(op.p) > 0 {
+		n, errno := sysWrite(fd, op.p)
+		switch errno {
+		case 0:
+			op.n += n
+			op.p = op.p[n:]
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			op.errno = errno
+			return true
+		}
+	}
+	return true
+}
+
+// opError is err as net.Conn reports it: a *net.OpError of op on the
+// connection. The poller's own errors (a deadline, a closed connection)
+// come as an OpError of "raw-read" or "raw-write", renamed.
+func (c *connIO) opError(op string, err error) error {
+	if oe, ok := err.(*net.OpError); ok {
+		oe.Op = op
+		return oe
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.nc.LocalAddr(), Addr: c.nc.RemoteAddr(), Err: err}
+}
+
+// rawRead reads from the non-blocking socket fd into p (not empty) with a
+// system call the runtime is not told about (connIO says why).
+func rawRead(fd uintptr, p []byte) (int, syscall.Errno) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	return int(n), errno
+}
+
+// rawWrite writes p (not empty) to the non-blocking socket fd, the same way.
+func rawWrite(fd uintptr, p []byte) (int, syscall.Errno) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	return int(n), errno
+}

@@ -1,0 +1,211 @@
+package h1
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tcpPair returns the two ends of a loopback TCP connection, closed when
+// the test ends.
+func tcpPair(t *testing.T) (client, server *net.TCPConn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := <-accepted
+	if s == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { c.Close(); s.Close() })
+	return c.(*net.TCPConn), s.(*net.TCPConn)
+}
+
+// mustConnIO returns nc's connIO.
+func mustConnIO(t *testing.T, nc net.Conn) *connIO {
+	t.Helper()
+	c, ok := newConnIO(nc).(*connIO)
+	if !ok {
+		t.Fatalf("newConnIO(%T) is not a connIO", nc)
+	}
+	return c
+}
+
+// TestConnIOCarriesEveryByte writes more than the sockets' buffers hold
+// through one connIO, whose writes wait for room while the other end's
+// connIO is slow to start reading it in small pieces, and the other way
+// at the same time, on one connIO each way.
+func TestConnIOCarriesEveryByte(t *testing.T) {
+	a, b := tcpPair(t)
+	ca, cb := mustConnIO(t, a), mustConnIO(t, b)
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	var wg sync.WaitGroup
+	check := func(name string, w io.Writer, r io.Reader) {
+		defer wg.Done()
+		go func() {
+			if n, err := w.Write(want); n != len(want) || err != nil {
+				t.Errorf("%s: Write = %d, %v; want %d, nil", name, n, err, len(want))
+			}
+		}()
+		time.Sleep(50 * time.Millisecond) // for the writer to fill the buffers
+		got := make([]byte, 0, len(want))
+		buf := make([]byte, 3000)
+		for len(got) < len(want) {
+			n, err := r.Read(buf)
+			if err != nil {
+				t.Errorf("%s: Read after %d bytes: %v", name, len(got), err)
+				return
+			}
+			got = append(got, buf[:n]...)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the bytes read differ from those written", name)
+		}
+	}
+	wg.Add(2)
+	go check("a to b", ca, cb)
+	go check("b to a", cb, ca)
+	wg.Wait()
+}
+
+// TestConnIOErrorsAsNetConn checks that a connIO ends as net.Conn's Read
+// and Write do: io.EOF when the peer closes, a timeout at a deadline, the
+// closed-connection error after Close, ECONNRESET after a reset (which
+// retry.go looks for), each but EOF a *net.OpError of the call's name.
+func TestConnIOErrorsAsNetConn(t *testing.T) {
+	a, b := tcpPair(t)
+	ca := mustConnIO(t, a)
+	buf := make([]byte, 8)
+
+	a.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	_, err := ca.Read(buf)
+	mustOpError(t, "deadline", err, "read")
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("deadline: %v is not a timeout", err)
+	}
+	a.SetReadDeadline(time.Time{})
+
+	b.Write([]byte("hi"))
+	b.Close()
+	if n, err := io.ReadFull(ca, buf[:2]); n != 2 || err != nil {
+		t.Fatalf("ReadFull = %d, %v", n, err)
+	}
+	if n, err := ca.Read(buf); n != 0 || err != io.EOF {
+		t.Errorf("after the peer's close: Read = %d, %v; want 0, io.EOF", n, err)
+	}
+
+	a.Close()
+	_, err = ca.Read(buf)
+	mustOpError(t, "closed", err, "read")
+	if !errors.Is(err, net.ErrClosed) {
+		t.Errorf("after Close: Read error %v, want net.ErrClosed", err)
+	}
+	_, err = ca.Write(buf)
+	mustOpError(t, "closed", err, "write")
+}
+
+// TestConnIOReset reads and writes a connection its peer reset.
+func TestConnIOReset(t *testing.T) {
+	a, b := tcpPair(t)
+	ca := mustConnIO(t, a)
+	b.SetLinger(0)
+	b.Close()
+	time.Sleep(20 * time.Millisecond) // the RST's way over loopback
+	_, err := ca.Read(make([]byte, 8))
+	mustOpError(t, "reset", err, "read")
+	if !errors.Is(err, syscall.ECONNRESET) || !lostIdle(err) {
+		t.Errorf("after a reset: Read error %v, want ECONNRESET", err)
+	}
+	_, err = ca.Write([]byte("x"))
+	if !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("after a reset: Write error %v, want EPIPE or ECONNRESET", err)
+	}
+}
+
+// mustOpError fails t unless err is a *net.OpError of op.
+func mustOpError(t *testing.T, what string, err error, op string) {
+	t.Helper()
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != op {
+		t.Errorf("%s: error %#v, want a *net.OpError of %q", what, err, op)
+	}
+}
+
+// TestConnIOOnlyForTCPConn keeps a connection of another type on its own
+// Read and Write, which may do more than move bytes.
+func TestConnIOOnlyForTCPConn(t *testing.T) {
+	a, _ := tcpPair(t)
+	wrapped := struct{ net.Conn }{a}
+	if got := newConnIO(wrapped); got != io.ReadWriter(wrapped) {
+		t.Errorf("newConnIO(%T) = %T, want the connection itself", wrapped, got)
+	}
+}
+
+// TestRawSyscalls runs the calls connIO makes outside a race build (which
+// uses syscall.Read and syscall.Write instead) on a socket: a write, a
+// read of it, and EAGAIN from a read with nothing waiting.
+func TestRawSyscalls(t *testing.T) {
+	a, b := tcpPair(t)
+	ra, err := a.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wn int
+	var werrno syscall.Errno
+	ra.Write(func(fd uintptr) bool { wn, werrno = rawWrite(fd, []byte("hello")); return true })
+	if wn != 5 || werrno != 0 {
+		t.Fatalf("rawWrite = %d, %v", wn, werrno)
+	}
+	buf := make([]byte, 16)
+	var rn int
+	var rerrno syscall.Errno
+	rb.Read(func(fd uintptr) bool {
+		rn, rerrno = rawRead(fd, buf)
+		return rerrno != syscall.EAGAIN
+	})
+	if string(buf[:max(rn, 0)]) != "hello" || rerrno != 0 {
+		t.Fatalf("rawRead = %q, %v", buf[:max(rn, 0)], rerrno)
+	}
+	rb.Read(func(fd uintptr) bool { rn, rerrno = rawRead(fd, buf); return true })
+	if rerrno != syscall.EAGAIN {
+		t.Errorf("rawRead with nothing to read = %d, %v; want EAGAIN", rn, rerrno)
+	}
+}
+
+// TestConnectionsUseConnIO keeps the server's and the client's TCP
+// connections on connIO.
+func TestConnectionsUseConnIO(t *testing.T) {
+	a, b := tcpPair(t)
+	if sc := newServerConn(&Server{}, b); sc.bw == nil {
+		t.Fatal("no writer")
+	} else if _, ok := sc.cr.nc.(*connIO); !ok {
+		t.Errorf("the server reads a TCP connection through %T, want *connIO", sc.cr.nc)
+	}
+	if c := newConn(a, "x:1"); c.lim.r == nil {
+		t.Fatal("no reader")
+	} else if _, ok := c.lim.r.(*connIO); !ok {
+		t.Errorf("the client reads a TCP connection through %T, want *connIO", c.lim.r)
+	}
+}
