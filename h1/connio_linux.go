@@ -16,11 +16,11 @@ import (
 // Why: the runtime's monitor thread (sysmon) sleeps while no goroutine
 // runs, and a system call made with the runtime's notice (every net.Conn
 // Read and Write) wakes it and sets it polling every 20 µs until the
-// process idles again. A relayed call is two such bursts, each waking
-// sysmon with a futex and costing it a few sleeps and context switches:
-// on the project's VM a fifth of the gateway's CPU per relayed call
-// (docs/performance.md, round 8). Calls the runtime does not see leave it
-// asleep. What the notice buys, handing the P to another thread while a
+// process idles again. A relayed call is two such bursts, and each woke
+// sysmon with a futex and cost it a few sleeps and context switches; with
+// calls the runtime does not see, which leave it asleep, a relayed call
+// costs the gateway 0.76-0.88 of the CPU it did on the project's VM
+// (docs/performance.md, round 8). What the notice buys, handing the P to another thread while a
 // call blocks, a non-blocking socket call never needs.
 type connIO struct {
 	nc  net.Conn
