@@ -86,7 +86,8 @@ type conn struct {
 	peek   *peeker // made at the first reuse (alive)
 	closer func()  // closes nc; made once, for each request's context watch
 	// rest is the unread end of a parked body (Park), read before the
-	// next request, if it has come by restBy.
+	// next request once it has come; restBy ends the wait for a rest
+	// that has not come.
 	rest   io.Reader
 	restBy time.Time
 }

@@ -12,7 +12,8 @@ import (
 // last event): the caller does not wait for that end, and no goroutine or
 // timer waits for it either. The transport reads the rest to its end,
 // discarding it, when it next needs the connection and the rest has come;
-// until then the connection is passed over, and past wait it is closed.
+// until then the connection is passed over, and once wait has passed
+// without the rest it is closed.
 // Park ends the request context's watch over the connection, as reading
 // the body to its end does; the body must not be used after.
 func (b *body) Park(wait time.Duration) {
@@ -69,23 +70,33 @@ func (c *conn) ready(idleTimeout time.Duration) connState {
 const restReadWait = 2 * time.Millisecond
 
 // finishRest reads a parked body's rest to its end once some of it has
-// come, bounded by restReadWait and the time it was given (the
-// connection's deadline meanwhile).
+// come, bounded by restReadWait (the connection's deadline meanwhile). A
+// rest that has not come within the wait Park was given is not waited
+// for any longer: the connection is closed. One that has come is read
+// whenever the connection is next taken, even after that wait: a
+// connection the pool took last, behind the busier ones, is as good as
+// they are. Where a peek cannot tell (peekUnknown), a connection past its
+// wait is closed.
 func (c *conn) finishRest() connState {
 	now := time.Now()
-	if !now.Before(c.restBy) {
-		return connDone
-	}
+	late := !now.Before(c.restBy)
 	if c.br.Buffered() == 0 {
 		switch c.peekNow() {
 		case peekNothing:
+			if late {
+				return connDone
+			}
 			return connWaiting
 		case peekClosed:
 			return connDone
+		case peekUnknown: // whether the rest came is not known here
+			if late {
+				return connDone
+			}
 		}
 	}
 	deadline := now.Add(restReadWait)
-	if c.restBy.Before(deadline) {
+	if !late && c.restBy.Before(deadline) {
 		deadline = c.restBy
 	}
 	if c.nc.SetReadDeadline(deadline) != nil {
