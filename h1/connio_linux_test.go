@@ -48,12 +48,16 @@ func mustConnIO(t *testing.T, nc net.Conn) *connIO {
 	return c
 }
 
-// TestConnIOCarriesEveryByte writes more than the sockets' buffers hold
-// through one connIO, whose writes wait for room while the other end's
-// connIO is slow to start reading it in small pieces, and the other way
-// at the same time, on one connIO each way.
+// TestConnIOCarriesEveryByte writes far more than the sockets' small
+// buffers hold through one connIO, whose writes wait for room while the
+// other end's connIO reads it in small pieces, and the other way at the
+// same time, on one connIO each way.
 func TestConnIOCarriesEveryByte(t *testing.T) {
 	a, b := tcpPair(t)
+	for _, c := range []*net.TCPConn{a, b} { // small buffers: the writes must wait
+		c.SetReadBuffer(16 << 10)
+		c.SetWriteBuffer(16 << 10)
+	}
 	ca, cb := mustConnIO(t, a), mustConnIO(t, b)
 	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
 	var wg sync.WaitGroup
@@ -64,7 +68,6 @@ func TestConnIOCarriesEveryByte(t *testing.T) {
 				t.Errorf("%s: Write = %d, %v; want %d, nil", name, n, err, len(want))
 			}
 		}()
-		time.Sleep(50 * time.Millisecond) // for the writer to fill the buffers
 		got := make([]byte, 0, len(want))
 		buf := make([]byte, 3000)
 		for len(got) < len(want) {
