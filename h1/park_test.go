@@ -82,16 +82,23 @@ func (s *streamServer) waitIdle(t *testing.T) {
 // A parked body whose end came is read to that end before the
 // connection's next request, which reuses it.
 func TestParkedBodyEndIsReadBeforeReuse(t *testing.T) {
+	mustReuseEnded(t, time.Minute)
+}
+
+// mustReuseEnded parks a body with wait, lets its end come, and checks
+// that the next request reuses its connection.
+func mustReuseEnded(t *testing.T, wait time.Duration) {
+	t.Helper()
 	s := mustStreamServer(t)
 	tr := newTransport(t, nil)
-	holdAndPark(t, tr, s, time.Minute)
+	holdAndPark(t, tr, s, wait)
 	s.release <- struct{}{}
 	s.waitIdle(t)
 	if _, got := mustPost(t, tr, s.URL+"/json", "{}"); got != "ok" {
 		t.Fatalf("got %q", got)
 	}
 	if n := s.conns.Load(); n != 1 {
-		t.Errorf("%d connections, want 1: the parked one was not reused", n)
+		t.Errorf("%d connections, want 1: the parked one, whose end came, was not reused", n)
 	}
 }
 

@@ -12,15 +12,5 @@ import (
 // it last, behind busier ones. (Where a peek cannot tell whether the end
 // came, such a connection is closed.)
 func TestParkedBodyEndedIsReusedPastWait(t *testing.T) {
-	s := mustStreamServer(t)
-	tr := newTransport(t, nil)
-	holdAndPark(t, tr, s, time.Nanosecond)
-	s.release <- struct{}{}
-	s.waitIdle(t)
-	if _, got := mustPost(t, tr, s.URL+"/json", "{}"); got != "ok" {
-		t.Fatalf("got %q", got)
-	}
-	if n := s.conns.Load(); n != 1 {
-		t.Errorf("%d connections, want 1: the parked one, whose end came, was not reused", n)
-	}
+	mustReuseEnded(t, time.Nanosecond)
 }

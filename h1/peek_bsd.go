@@ -8,9 +8,5 @@ import "syscall"
 // for one.
 func peekFD(fd uintptr, b []byte) (int, syscall.Errno) {
 	n, _, err := syscall.Recvfrom(int(fd), b, syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-	errno, ok := err.(syscall.Errno)
-	if err != nil && !ok {
-		errno = syscall.EIO
-	}
-	return n, errno
+	return n, errnoOf(err)
 }

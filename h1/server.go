@@ -264,7 +264,7 @@ func (c *serverConn) date() []byte {
 func newServerConn(s *Server, nc net.Conn) *serverConn {
 	c := &serverConn{s: s, nc: nc, remote: nc.RemoteAddr().String()}
 	fio := newConnIO(nc)
-	c.cr.nc = fio
+	c.cr.r = fio
 	c.br = bufio.NewReaderSize(&c.cr, serverBufSize)
 	c.bw = bufio.NewWriterSize(fio, serverBufSize)
 	c.bodyBuf = make([]byte, 0, 2<<10)
@@ -411,10 +411,10 @@ func (c *serverConn) runHandler(w *response, req *http.Request) (ok bool) {
 	return true
 }
 
-// connReader reads the connection, after a byte the disconnect watch
-// read (a pipelined request's first).
+// connReader reads the connection (through r, its connIO), after a byte
+// the disconnect watch read (a pipelined request's first).
 type connReader struct {
-	nc   io.Reader
+	r    io.Reader
 	one  [1]byte
 	has1 bool
 }
@@ -425,5 +425,5 @@ func (r *connReader) Read(p []byte) (int, error) {
 		p[0], r.has1 = r.one[0], false
 		return 1, nil
 	}
-	return r.nc.Read(p)
+	return r.r.Read(p)
 }

@@ -22,14 +22,3 @@ func sysWrite(fd uintptr, p []byte) (int, syscall.Errno) {
 	n, err := syscall.Write(int(fd), p)
 	return max(n, 0), errnoOf(err)
 }
-
-// errnoOf is err's Errno (what the syscall package returns), 0 for nil.
-func errnoOf(err error) syscall.Errno {
-	if err == nil {
-		return 0
-	}
-	if errno, ok := err.(syscall.Errno); ok {
-		return errno
-	}
-	return syscall.EIO
-}

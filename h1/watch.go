@@ -75,7 +75,7 @@ func (w *watch) start(since time.Time) {
 // comes; an error other than the abort's means the client left.
 func (w *watch) read() {
 	cr := &w.c.cr
-	n, err := cr.nc.Read(cr.one[:])
+	n, err := cr.r.Read(cr.one[:])
 	w.mu.Lock()
 	cr.has1 = n == 1
 	if err != nil && w.state != watchAborting {
