@@ -53,7 +53,7 @@ func TestHTTPSUpstreamOverHTTP2(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
-	if len(protos) != 1 || protos["HTTP/2.0"] < 4 {
+	if len(protos) != 1 || protos["HTTP/2.0"] < 5 {
 		t.Errorf("requests by protocol = %v, want HTTP/2.0 only (initialize, initialized, three calls)", protos)
 	}
 	if conns != 1 {
