@@ -326,3 +326,24 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// mustUpdate sends resources/updated for uri from s until a notification
+// reaches ss, and returns the first one. Until the upstream session's GET
+// stream is open the server has nowhere to send it (without an event
+// store the SDK's server keeps nothing for a stream not yet open) and
+// drops it, so a single update can race the stream's opening.
+func mustUpdate(tb testing.TB, s *sdk.Server, ss *sessions, uri string) string {
+	tb.Helper()
+	for range 200 {
+		if err := s.ResourceUpdated(context.Background(), &sdk.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			tb.Fatal(err)
+		}
+		select {
+		case msg := <-ss.ch:
+			return msg
+		case <-time.After(50 * time.Millisecond): // not a timing: the next try
+		}
+	}
+	tb.Fatalf("no notification of %s after 200 updates", uri)
+	return ""
+}
