@@ -58,6 +58,12 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		_ = write.Close()
 		return nil, err
 	}
+	c, err := startCheckpointer(ctx, abs)
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	s.OnClose(c)
 	return s, nil
 }
 
@@ -78,6 +84,7 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 		"_txlock", "immediate", // take the write lock at BEGIN, not at the first write
 		"_journal_mode", "WAL",
 		"_synchronous", "NORMAL",
+		"_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walBackstopPages), // see checkpoint.go
 	))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgate/mcpgate/sqlstore"
@@ -43,6 +44,7 @@ func TestPragmas(t *testing.T) {
 		{w, "foreign_keys", "1"},
 		{w, "busy_timeout", "5000"},
 		{w, "synchronous", "1"}, // NORMAL
+		{w, "wal_autocheckpoint", "10000"},
 		{w, "query_only", "0"},
 		{r, "journal_mode", "wal"},
 		{r, "foreign_keys", "1"},
@@ -161,6 +163,34 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 		}
 		if mode := fi.Mode().Perm(); mode&0o077 != 0 {
 			t.Errorf("%s has mode %v; want no access for group and others", filepath.Base(p), mode)
+		}
+	}
+}
+
+// TestCheckpointerCopiesLog: what the store writes reaches the database
+// file while it is open. The writer alone leaves it in the -wal file until
+// the log is walBackstopPages long, or the last connection closes.
+func TestCheckpointerCopiesLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := mustDB(t, openReader, path)
+	var pages, size int64
+	if err := r.QueryRow(`SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for ; size < pages; time.Sleep(10 * time.Millisecond) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size = fi.Size()
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file holds %d bytes of the schema's %d after 10 s", size, pages)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -44,6 +45,8 @@ type Store struct {
 	// seqs are the agents' seqs reserved for posts (seqblock.go), shared
 	// by the Store's transactions; nil on an engine without group commit.
 	seqs *seqBlocks
+	// closers are closed by Close before the pools (OnClose).
+	closers []io.Closer
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.
@@ -182,13 +185,24 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// OnClose has Close close c, before the Store's pools: something of the
+// engine's package that lives as long as the Store, like SQLite's
+// checkpointer. Call it before the Store is in use.
+func (s *Store) OnClose(c io.Closer) {
+	s.closers = append(s.closers, c)
+}
+
 // Close closes the prepared statements and both pools. Inside a
 // transaction it does nothing: the transaction ends when Tx returns.
 func (s *Store) Close() error {
 	if s.inTx {
 		return nil
 	}
-	errs := []error{s.hot.close(), s.hotWrite.close()}
+	var errs []error
+	for _, c := range s.closers {
+		errs = append(errs, c.Close())
+	}
+	errs = append(errs, s.hot.close(), s.hotWrite.close())
 	if s.readStmts != nil {
 		errs = append(errs, s.readStmts.close(), s.writeStmts.close())
 	}
