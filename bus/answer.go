@@ -22,6 +22,7 @@ type asker struct {
 	mu     sync.Mutex
 	deltas bool             // a delta to the message was posted here
 	final  *mcpgate.Message // the final reply, once stored
+	err    error            // the message was not stored after all (Bus.lost)
 }
 
 // askers holds the calls of this replica waiting in Ask, by message ID.
@@ -70,6 +71,20 @@ func (a *asker) give(m *mcpgate.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.final = m
+}
+
+// fail ends the call with err.
+func (a *asker) fail(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.err = err
+}
+
+// failed returns the error the call ended with, or nil.
+func (a *asker) failed() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err
 }
 
 // take returns the final reply handed over when no delta was posted, or

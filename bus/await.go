@@ -65,6 +65,8 @@ func (b *Bus) replies(ctx context.Context, wake <-chan struct{}, a *asker, chann
 		if a != nil && read {
 			if reply := a.take(); reply != nil {
 				return reply, nil
+			} else if err := a.failed(); err != nil {
+				return nil, err
 			}
 		}
 		if read {

@@ -27,6 +27,16 @@ type Store interface {
 	mcpgate.PresenceStore
 }
 
+// HandingStore is implemented by a Store that can store a message handed
+// over in process without the caller waiting for its commit (see
+// MessageStore.PostDelivered): PostHanded stores m as PostDelivered does,
+// but may return before m is committed; if that commit then fails, m is
+// not stored, and lost is called with the error. The bus hands messages
+// to its inbox streams that way when its Store has the method.
+type HandingStore interface {
+	PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error)
+}
+
 // Broker carries published payloads between processes.
 type Broker interface {
 	// Publish sends payload to every Subscribe of topic, in this process

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -22,7 +23,11 @@ import (
 // the signal of a post announces; the store delivers a message at once
 // only when no older one of the inbox is claimable, so that each stream
 // sends its messages in seq order (a resuming worker's Last-Event-ID
-// relies on it).
+// relies on it). On a store that can (HandingStore, SQLite's), the post
+// returns before its transaction commits: the message reaches its worker
+// sooner, and the worker's reply commits both in one transaction; should
+// that commit fail, the call waiting for the reply ends with the error
+// (Bus.lost).
 
 // taker is one inbox stream's Handoff.
 type taker struct {
@@ -218,10 +223,25 @@ func (b *Bus) postDeliveredTo(ctx context.Context, t *taker, m *mcpgate.Message)
 			t.settle(m, false)
 		}
 	}()
-	delivered, err = b.store.PostDelivered(ctx, m, t.inbox)
+	if h, ok := b.store.(HandingStore); ok {
+		delivered, err = h.PostHanded(ctx, m, t.inbox, func(err error) { b.lost(m, err) })
+	} else {
+		delivered, err = b.store.PostDelivered(ctx, m, t.inbox)
+	}
 	delivered = delivered && err == nil
 	took, settled = t.settle(m, delivered), true
 	return delivered, took, err
+}
+
+// lost is told that m, handed over before it was stored (HandingStore),
+// was not stored after all: the call waiting in Ask for its reply ends
+// with err, since the reply the worker posts will be refused.
+func (b *Bus) lost(m *mcpgate.Message, err error) {
+	b.logger.Error("bus: a message handed to a worker was not stored", "message", m.ID, "err", err)
+	if a := b.askers.find(m.ID); a != nil {
+		a.fail(fmt.Errorf("store the message for the agent: %w", err))
+		b.hub.signal(replyTopic(m.ChannelID))
+	}
 }
 
 // postAndWake stores m and wakes the agent's inbox streams.

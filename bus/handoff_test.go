@@ -2,7 +2,9 @@ package bus_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +176,49 @@ func TestHandoffAcked(t *testing.T) {
 	}
 	if got := h.Acked(); len(got) != 0 {
 		t.Errorf("Acked again = %v, want none", got)
+	}
+}
+
+// losingStore hands its test each message it stores through PostHanded,
+// with the function that tells the bus it was lost.
+type losingStore struct {
+	bus.Store
+	lost chan func(error)
+}
+
+func (s *losingStore) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error) {
+	delivered, err := s.PostDelivered(ctx, m, to)
+	s.lost <- lost
+	return delivered, err
+}
+
+// TestAskLost: a message handed to a stream before its commit, which then
+// failed, ends the call waiting for its reply with the error, instead of
+// leaving it to wait for a reply the store will refuse.
+func TestAskLost(t *testing.T) {
+	ctx := context.Background()
+	s := &losingStore{Store: mustSQLite(t), lost: make(chan func(error), 1)}
+	b := mustBus(t, s, nil)
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: time.Minute})
+	defer h.Close()
+	h.Idle()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Ask(ctx, chat("lost"), nil, nil)
+		errc <- err
+	}()
+	select {
+	case lost := <-s.lost:
+		lost(errors.New("disk full"))
+	case <-time.After(testTimeout):
+		t.Fatal("the message was not handed over")
+	}
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Fatalf("Ask returned %v, want the commit's error", err)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("Ask still waits for the reply to a lost message")
 	}
 }

@@ -38,3 +38,11 @@ func BenchmarkMessageRoundTripHandoff(b *testing.B) {
 func BenchmarkMessageRoundTripParallel(b *testing.B) {
 	storetest.BenchMessageRoundTripParallel(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
 }
+
+func BenchmarkMessageRoundTripHanded(b *testing.B) {
+	storetest.BenchMessageRoundTripHanded(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}
+
+func BenchmarkMessageRoundTripHandedParallel(b *testing.B) {
+	storetest.BenchMessageRoundTripHandedParallel(b, mustOpen(b, filepath.Join(b.TempDir(), "mcpgate.db")))
+}

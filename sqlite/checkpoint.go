@@ -24,7 +24,7 @@ import (
 // its transactions, can do.
 
 // checkpointInterval is how often the checkpointer copies the log.
-const checkpointInterval = 100 * time.Millisecond
+const checkpointInterval = 250 * time.Millisecond
 
 // walBackstopPages is the writer's wal_autocheckpoint: the log's length,
 // in pages (of 4 KiB), past which a commit checkpoints by itself.

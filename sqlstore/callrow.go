@@ -21,6 +21,7 @@ func (s *Store) insertCallsByRow(ctx context.Context, calls []*mcpgate.CallRecor
 	if s.inTx {
 		return s.insertCallsInTx(ctx, calls)
 	}
+	s.settle()
 	conn, err := s.writeDB.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("insert %d calls: %w", len(calls), err)

@@ -13,10 +13,11 @@ import (
 // them in one transaction, each inside a savepoint, so that one that fails
 // is rolled back alone and returns its own error; then it commits them all
 // at once, and each post returns when the transaction holding it
-// committed. The posts of one batch take their seqs in turn and become
-// visible together, so the ordering of Seq holds (see message.go). When
-// it is done the leader hands the lead to the first post queued since
-// (package batch).
+// committed (but for a post handed over in process, which may return
+// before: open.go). The posts of one batch take their seqs in turn and
+// become visible together, so the ordering of Seq holds (see message.go).
+// When it is done the leader hands the lead to the first post queued
+// since (package batch).
 
 // GroupCommitter is implemented by a Dialect whose engine has a single
 // writer connection; the Store then commits concurrent posts together.
@@ -30,12 +31,17 @@ func groupsCommits(d Dialect) bool {
 	return ok && g.GroupsCommits()
 }
 
-// groupOp is one post waiting for a batch.
+// groupOp is one post waiting for a batch, or, with no fn, a flush: a
+// request to commit the open transaction (open.go).
 type groupOp struct {
 	agentID string // the agent whose seq fn takes, if any (seqblock.go)
 	fn      func(tx *Store) error
-	err     error
-	pnc     any // a panic of fn, raised again in its caller
+	// early lets the post return once it ran, before the transaction
+	// holding it commits; lost is then told if that commit fails.
+	early bool
+	lost  func(error)
+	err   error
+	pnc   any // a panic of fn, raised again in its caller
 }
 
 // withGroupTx runs fn as withTx does, in a transaction it may share with
@@ -45,7 +51,11 @@ func (s *Store) withGroupTx(ctx context.Context, agentID string, fn func(tx *Sto
 	if s.group == nil || s.inTx {
 		return s.withTx(ctx, fn)
 	}
-	op := &groupOp{agentID: agentID, fn: fn}
+	return s.runGroup(ctx, &groupOp{agentID: agentID, fn: fn})
+}
+
+// runGroup queues op for a batch and returns its outcome once it ran.
+func (s *Store) runGroup(ctx context.Context, op *groupOp) error {
 	s.group.Run(op, func(ops []*groupOp) { s.lead(ctx, ops) })
 	return op.outcome()
 }
@@ -59,40 +69,20 @@ func (op *groupOp) outcome() error {
 }
 
 // lead runs one batch of the queued posts, its leader's among them,
-// setting each one's outcome.
+// setting each one's outcome. A post alone, with no transaction open,
+// runs as withTx would; any other batch runs in the open transaction.
 func (s *Store) lead(ctx context.Context, ops []*groupOp) {
+	if s.open != nil || len(ops) > 1 || ops[0].early {
+		s.runOpen(ctx, ops)
+		return
+	}
+	if ops[0].fn == nil {
+		return // a flush, with nothing open
+	}
 	if s.seqs != nil {
 		s.reserveSeqs(context.WithoutCancel(ctx), ops)
 	}
-	s.runBatch(ctx, ops)
-}
-
-// runBatch runs ops in one transaction and sets each one's outcome. A
-// batch of one runs as withTx would, without a savepoint.
-func (s *Store) runBatch(ctx context.Context, ops []*groupOp) {
-	if len(ops) == 1 {
-		ops[0].run(func(fn func(*Store) error) error { return s.withTx(ctx, fn) })
-		return
-	}
-	// The batch is every post's, not the leader's alone: the leader's
-	// cancellation must not fail the others (each post's statements still
-	// check its own context).
-	batch := context.WithoutCancel(ctx)
-	err := s.withTx(batch, func(tx *Store) error {
-		for _, op := range ops {
-			if err := tx.runSaved(batch, op); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		for _, op := range ops {
-			if op.err == nil && op.pnc == nil {
-				op.err = err
-			}
-		}
-	}
+	ops[0].run(func(fn func(*Store) error) error { return s.withTx(ctx, fn) })
 }
 
 // run calls op's fn through with, keeping its error or panic.

@@ -62,6 +62,7 @@ func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Ro
 // exec runs a write, through its prepared statement when it has one.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if st, ok := s.hotWrite[query]; ok {
+		s.settle()
 		return st.ExecContext(ctx, args...)
 	}
 	return s.write.ExecContext(ctx, query, args...)

@@ -48,7 +48,7 @@ const DefaultListLimit = 100
 // if the type is unknown, or if a reply, delta or cancel does not name a
 // chat_message of the same channel in InReplyTo.
 func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
-	_, err := s.post(ctx, m, nil)
+	_, err := s.post(ctx, m, nil, nil)
 	return err
 }
 
@@ -60,12 +60,26 @@ func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
 // then takes m without a claim of its own. An older claimable message
 // leaves m to be claimed after it, so that a stream delivers in seq order.
 func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
-	return s.post(ctx, m, &to)
+	return s.post(ctx, m, &to, nil)
+}
+
+// PostHanded posts m as PostDelivered does, for a caller that hands m over
+// in process when it was delivered: on an engine that commits posts
+// together (SQLite) it may return before the transaction holding m
+// commits, which it then does within a few milliseconds, or with the next
+// post that waits for its commit (see open.go). Until then only the
+// writer's transaction sees m; a read of messages, or any other write,
+// commits it first. If that commit fails, m is not stored and lost is
+// called with the error, once, from the goroutine that committed. On
+// other engines PostHanded is PostDelivered.
+func (s *Store) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error) {
+	return s.post(ctx, m, &to, lost)
 }
 
 // post stores m, delivered to the inbox to when it is not nil and the
-// conditions of PostDelivered hold, and reports whether it was.
-func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox) (delivered bool, err error) {
+// conditions of PostDelivered hold, and reports whether it was. With lost
+// set it may return before m is committed (PostHanded).
+func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox, lost func(error)) (delivered bool, err error) {
 	body, err := prepareMessage(m)
 	if err != nil {
 		return false, err
@@ -78,11 +92,16 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox)
 			return false, err
 		}
 	}
-	err = s.withGroupTx(ctx, m.AgentID, func(tx *Store) error {
+	fn := func(tx *Store) error {
 		var err error
 		delivered, err = tx.postIn(ctx, m, body, to)
 		return err
-	})
+	}
+	if lost != nil && s.group != nil && !s.inTx {
+		err = s.runGroup(ctx, &groupOp{agentID: m.AgentID, fn: fn, early: true, lost: lost})
+	} else {
+		err = s.withGroupTx(ctx, m.AgentID, fn)
+	}
 	return delivered && err == nil, err
 }
 
@@ -301,6 +320,7 @@ func (s *Store) ListMessages(ctx context.Context, channelID string, afterSeq int
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
+	s.settle()
 	rows, err := s.read.QueryContext(detach(ctx), `SELECT `+messageColumns+` FROM messages
 		WHERE channel_id = $1 AND seq > $2 ORDER BY seq`+limitClause(limit), channelID, afterSeq)
 	if err != nil {
@@ -317,6 +337,7 @@ func limitClause(n int) string { return fmt.Sprintf(" LIMIT %d", n) }
 // FindMessage returns the message with the given ID; ENOTFOUND if there is
 // none.
 func (s *Store) FindMessage(ctx context.Context, id string) (*mcpgate.Message, error) {
+	s.settle()
 	m, err := scanMessage(s.read.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, mcpgate.Errorf(mcpgate.ENOTFOUND, "message %q not found", id)
@@ -329,6 +350,7 @@ func (s *Store) FindMessage(ctx context.Context, id string) (*mcpgate.Message, e
 // FindReply returns the final reply to a message, found through the unique
 // index on final replies; ENOTFOUND while there is none.
 func (s *Store) FindReply(ctx context.Context, inReplyTo string) (*mcpgate.Message, error) {
+	s.settle()
 	m, err := scanMessage(s.read.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages
 		WHERE in_reply_to = $1 AND type IN ('agent_reply', 'agent_error')`, inReplyTo))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -90,6 +90,18 @@ func (b *seqBlocks) set(agentID string, first, last int64) {
 	b.blocks[agentID] = &seqBlock{next: first, last: last}
 }
 
+// drop empties every block, keeping the highest seq reserved: after a
+// transaction that reserved seqs was rolled back, its reservations are
+// gone from the counter, but seqs of them may have been handed out
+// (PostHanded), so the next reservation must still start above them.
+func (b *seqBlocks) drop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, k := range b.blocks {
+		k.next = k.last + 1
+	}
+}
+
 // reserve takes size seqs of the agent on the counter row, past the
 // highest this process reserved, and returns the last of them. Outside a
 // transaction the reservation is committed at once.

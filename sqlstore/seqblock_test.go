@@ -23,3 +23,20 @@ func TestSeqBlockNeverGoesBack(t *testing.T) {
 		t.Errorf("last = %d, %v; want 12, short", last, short)
 	}
 }
+
+// TestSeqBlocksDrop: after drop no seq is given from the blocks, and the
+// next reservation still starts above every seq reserved before.
+func TestSeqBlocksDrop(t *testing.T) {
+	var b seqBlocks
+	b.set("a", 1, 1024)
+	if got, ok := b.take("a"); !ok || got != 1 {
+		t.Fatalf("take = %d, %v; want 1", got, ok)
+	}
+	b.drop()
+	if got, ok := b.take("a"); ok {
+		t.Fatalf("seq %d given after drop", got)
+	}
+	if last, short := b.last("a", 1); last != 1024 || !short {
+		t.Errorf("last = %d, %v; want 1024, short", last, short)
+	}
+}

@@ -45,7 +45,7 @@ func (s *Store) cacheStatements() {
 		return
 	}
 	s.readStmts, s.writeStmts = newStmtCache(s.readDB), newStmtCache(s.writeDB)
-	s.read, s.write = cachedDB{s.readStmts}, cachedDB{s.writeStmts}
+	s.read, s.write = cachedDB{c: s.readStmts}, cachedDB{c: s.writeStmts, settle: s.settle}
 }
 
 // stmtCache holds the statements prepared on one pool, by query text.
@@ -127,10 +127,23 @@ func (c *stmtCache) close() error {
 
 // cachedDB is a querier over a pool that runs queries through the pool's
 // cached statements.
-type cachedDB struct{ c *stmtCache }
+type cachedDB struct {
+	c *stmtCache
+	// settle, on the writer, commits the transaction posts left open
+	// (open.go) before a statement, which would otherwise wait for it.
+	settle func()
+}
+
+// before readies the pool for a statement.
+func (q cachedDB) before() {
+	if q.settle != nil {
+		q.settle()
+	}
+}
 
 // ExecContext runs a statement that returns no rows.
 func (q cachedDB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	q.before()
 	if st := q.c.stmt(ctx, query, len(args)); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -139,6 +152,7 @@ func (q cachedDB) ExecContext(ctx context.Context, query string, args ...any) (s
 
 // QueryContext runs a query that returns rows.
 func (q cachedDB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	q.before()
 	if st := q.c.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -148,6 +162,7 @@ func (q cachedDB) QueryContext(ctx context.Context, query string, args ...any) (
 // QueryRowContext runs a query that returns at most one row, detached
 // from ctx's cancellation: a single-row read is short.
 func (q cachedDB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	q.before()
 	ctx = detach(ctx)
 	if st := q.c.stmt(ctx, query, len(args)); st != nil {
 		return st.QueryRowContext(ctx, args...)

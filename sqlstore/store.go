@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -45,6 +46,14 @@ type Store struct {
 	// seqs are the agents' seqs reserved for posts (seqblock.go), shared
 	// by the Store's transactions; nil on an engine without group commit.
 	seqs *seqBlocks
+	// open is the writer's transaction left open by posts that returned
+	// before it committed (open.go); nil when none is.
+	open *openTx
+	// commitDelay, when set (tests), replaces the const commitDelay.
+	commitDelay time.Duration
+	// unsettled is set while a transaction is open, for the readers
+	// (settle).
+	unsettled atomic.Bool
 	// closers are closed by Close before the pools (OnClose).
 	closers []io.Closer
 }
@@ -96,6 +105,7 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
 	if s.inTx {
 		return fn(s)
 	}
+	s.settle()
 	tx, err := s.writeDB.BeginTx(s.beginContext(ctx), nil)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
@@ -176,6 +186,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	if s.inTx {
 		return nil
 	}
+	s.settle()
 	if err := s.writeDB.PingContext(ctx); err != nil {
 		return fmt.Errorf("ping writer: %w", err)
 	}
@@ -197,6 +208,9 @@ func (s *Store) OnClose(c io.Closer) {
 func (s *Store) Close() error {
 	if s.inTx {
 		return nil
+	}
+	if s.group != nil {
+		s.flushOpen()
 	}
 	var errs []error
 	for _, c := range s.closers {

@@ -24,16 +24,40 @@ func BenchMessageRoundTripHandoff(b *testing.B, s mcpgate.Store) {
 	benchRoundTrip(b, s, handoffRoundTrip)
 }
 
+// BenchMessageRoundTripHanded measures it when the message is posted as
+// the bus posts it for a stream of its replica (PostHanded): on SQLite
+// the post returns before it commits, and the reply commits both.
+func BenchMessageRoundTripHanded(b *testing.B, s mcpgate.Store) {
+	if _, ok := s.(handingStore); !ok {
+		b.Skip("the store has no PostHanded")
+	}
+	benchRoundTrip(b, s, handedRoundTrip)
+}
+
 // BenchMessageRoundTripParallel measures the handed-over round trip of
 // BenchMessageRoundTripHandoff run by eight goroutines at once, as
 // concurrent calls run it: on SQLite their posts share transactions
 // (group commit).
 func BenchMessageRoundTripParallel(b *testing.B, s mcpgate.Store) {
+	benchParallel(b, s, handoffRoundTrip)
+}
+
+// BenchMessageRoundTripHandedParallel is BenchMessageRoundTripParallel
+// through PostHanded.
+func BenchMessageRoundTripHandedParallel(b *testing.B, s mcpgate.Store) {
+	if _, ok := s.(handingStore); !ok {
+		b.Skip("the store has no PostHanded")
+	}
+	benchParallel(b, s, handedRoundTrip)
+}
+
+// benchParallel runs roundTrip by eight goroutines at once on one channel.
+func benchParallel(b *testing.B, s mcpgate.Store, roundTrip func(context.Context, mcpgate.Store, string) error) {
 	ch := benchChannel(b, s)
 	b.SetParallelism(4) // 8 on this machine's 2 cores
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := handoffRoundTrip(context.Background(), s, ch); err != nil {
+			if err := roundTrip(context.Background(), s, ch); err != nil {
 				b.Error(err)
 				return
 			}
@@ -83,8 +107,22 @@ func messageRoundTrip(ctx context.Context, s mcpgate.Store, channelID string) er
 // handoffRoundTrip runs the store calls of one round trip whose message is
 // handed to a stream as it is posted.
 func handoffRoundTrip(ctx context.Context, s mcpgate.Store, channelID string) error {
+	return deliveredRoundTrip(ctx, s, channelID, s.PostDelivered)
+}
+
+// handedRoundTrip is handoffRoundTrip through PostHanded.
+func handedRoundTrip(ctx context.Context, s mcpgate.Store, channelID string) error {
+	h := s.(handingStore)
+	return deliveredRoundTrip(ctx, s, channelID, func(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
+		return h.PostHanded(ctx, m, to, func(error) {})
+	})
+}
+
+// deliveredRoundTrip runs the store calls of one round trip whose message
+// is posted for a stream by post.
+func deliveredRoundTrip(ctx context.Context, s mcpgate.Store, channelID string, post func(context.Context, *mcpgate.Message, mcpgate.Inbox) (bool, error)) error {
 	chat := &mcpgate.Message{ChannelID: channelID, AgentID: "weather", Skill: "chat", Type: mcpgate.MessageChat, Sender: "user:bench", Body: mcpgate.MessageBody{Text: "ping"}}
-	delivered, err := s.PostDelivered(ctx, chat, mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+	delivered, err := post(ctx, chat, mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
 	if err != nil {
 		return err
 	} else if !delivered {

@@ -25,6 +25,9 @@ func messageTests() []test {
 		{"RenewAndRelease", testRenewAndRelease},
 		{"PostDelivered", testPostDelivered},
 		{"PostDeliveredInOrder", testPostDeliveredInOrder},
+		{"PostHanded", testPostHanded},
+		{"PostHandedInOrder", testPostHandedInOrder},
+		{"ConcurrentHandedPosts", testConcurrentHandedPosts},
 		{"RepliesAcknowledge", testRepliesAcknowledge},
 		{"ConcurrentPosts", testConcurrentPosts},
 		{"SeqsInTransactions", testSeqsInTransactions},
@@ -289,12 +292,41 @@ func testRenewAndRelease(t *testing.T, s mcpgate.Store) {
 	mustEqual(t, "renew of nothing", len(renewed), 0)
 }
 
+// handingStore is a Store that can return from a delivered post before
+// it commits (the bus's HandingStore).
+type handingStore interface {
+	PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error)
+}
+
+// deliverer posts m for the inbox to, as PostDelivered does.
+type deliverer func(tb testing.TB, s mcpgate.Store, m *mcpgate.Message, to mcpgate.Inbox) (bool, error)
+
+// byPostDelivered posts through PostDelivered.
+func byPostDelivered(_ testing.TB, s mcpgate.Store, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
+	return s.PostDelivered(context.Background(), m, to)
+}
+
+// byPostHanded posts through PostHanded; a message it loses fails the
+// test.
+func byPostHanded(tb testing.TB, s mcpgate.Store, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
+	lost := func(err error) { tb.Errorf("message %s lost: %v", m.ID, err) }
+	return s.(handingStore).PostHanded(context.Background(), m, to, lost)
+}
+
+// mustHanding skips the test unless s is a handingStore.
+func mustHanding(t *testing.T, s mcpgate.Store) {
+	if _, ok := s.(handingStore); !ok {
+		t.Skip("the store has no PostHanded")
+	}
+}
+
 // postDelivered posts a message of type typ on the channel for the inbox to
-// and returns it and whether the store delivered it as it was posted.
-func postDelivered(tb testing.TB, s mcpgate.Store, channelID string, typ mcpgate.MessageType, inReplyTo string, to mcpgate.Inbox) (*mcpgate.Message, bool) {
+// through post and returns it and whether the store delivered it as it was
+// posted.
+func postDelivered(tb testing.TB, s mcpgate.Store, post deliverer, channelID string, typ mcpgate.MessageType, inReplyTo string, to mcpgate.Inbox) (*mcpgate.Message, bool) {
 	tb.Helper()
 	m := &mcpgate.Message{ChannelID: channelID, Type: typ, InReplyTo: inReplyTo, Sender: "user:u1", Body: mcpgate.MessageBody{Text: "hi"}}
-	delivered, err := s.PostDelivered(context.Background(), m, to)
+	delivered, err := post(tb, s, m, to)
 	must(tb, err)
 	return m, delivered
 }
@@ -304,7 +336,17 @@ func postDelivered(tb testing.TB, s mcpgate.Store, channelID string, typ mcpgate
 // claimable within the visibility, claimable after it, renewable and
 // releasable by its holder; and that messages of another agent or skill,
 // or not to the workers, are posted undelivered.
-func testPostDelivered(t *testing.T, s mcpgate.Store) {
+func testPostDelivered(t *testing.T, s mcpgate.Store) { postDeliveredCases(t, s, byPostDelivered) }
+
+// testPostHanded checks that PostHanded posts as PostDelivered does, and
+// that each read and write that follows finds the message it returned.
+func testPostHanded(t *testing.T, s mcpgate.Store) {
+	mustHanding(t, s)
+	postDeliveredCases(t, s, byPostHanded)
+}
+
+// postDeliveredCases are testPostDelivered's, posting through post.
+func postDeliveredCases(t *testing.T, s mcpgate.Store, post deliverer) {
 	ctx := context.Background()
 	u := mustUser(t, s, "alice")
 	mustAgent(t, s, "weather", u.ID)
@@ -312,7 +354,7 @@ func testPostDelivered(t *testing.T, s mcpgate.Store) {
 	mustChannel(t, s, "ch-search", "weather", "search")
 	vis := 10 * time.Second
 	to := mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: vis}
-	m, delivered := postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", to)
+	m, delivered := postDelivered(t, s, post, "ch-chat", mcpgate.MessageChat, "", to)
 	mustEqual(t, "delivered as posted", delivered, true)
 	stored, err := s.FindMessage(ctx, m.ID)
 	must(t, err)
@@ -328,13 +370,13 @@ func testPostDelivered(t *testing.T, s mcpgate.Store) {
 	must(t, err)
 	mustEqual(t, "claimable once released", ids(got), []string{m.ID})
 
-	_, delivered = postDelivered(t, s, "ch-search", mcpgate.MessageChat, "", to)
+	_, delivered = postDelivered(t, s, post, "ch-search", mcpgate.MessageChat, "", to)
 	mustEqual(t, "another skill's message delivered", delivered, false)
-	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageReply, m.ID, to)
+	_, delivered = postDelivered(t, s, post, "ch-chat", mcpgate.MessageReply, m.ID, to)
 	mustEqual(t, "a reply delivered", delivered, false)
-	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", mcpgate.Inbox{AgentID: "other", Visibility: vis})
+	_, delivered = postDelivered(t, s, post, "ch-chat", mcpgate.MessageChat, "", mcpgate.Inbox{AgentID: "other", Visibility: vis})
 	mustEqual(t, "another agent's message delivered", delivered, false)
-	cancel, delivered := postDelivered(t, s, "ch-chat", mcpgate.MessageCancel, m.ID, mcpgate.Inbox{AgentID: "weather", Visibility: vis})
+	cancel, delivered := postDelivered(t, s, post, "ch-chat", mcpgate.MessageCancel, m.ID, mcpgate.Inbox{AgentID: "weather", Visibility: vis})
 	mustEqual(t, "a cancel to a stream of all skills delivered", delivered, false) // the search message waits
 	got, err = s.ClaimMessages(ctx, "weather", "", m.CreatedAt.Add(2*vis), vis, 10)
 	must(t, err)
@@ -348,6 +390,17 @@ func testPostDelivered(t *testing.T, s mcpgate.Store) {
 // order; an older one of another skill does not count for a stream of one
 // skill, and one delivered within the visibility does not count.
 func testPostDeliveredInOrder(t *testing.T, s mcpgate.Store) {
+	postInOrderCases(t, s, byPostDelivered)
+}
+
+// testPostHandedInOrder is testPostDeliveredInOrder through PostHanded.
+func testPostHandedInOrder(t *testing.T, s mcpgate.Store) {
+	mustHanding(t, s)
+	postInOrderCases(t, s, byPostHanded)
+}
+
+// postInOrderCases are testPostDeliveredInOrder's, posting through post.
+func postInOrderCases(t *testing.T, s mcpgate.Store, post deliverer) {
 	ctx := context.Background()
 	u := mustUser(t, s, "alice")
 	mustAgent(t, s, "weather", u.ID)
@@ -357,18 +410,18 @@ func testPostDeliveredInOrder(t *testing.T, s mcpgate.Store) {
 	chat := mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: vis}
 	all := mcpgate.Inbox{AgentID: "weather", Visibility: vis}
 	mustPost(t, s, "ch-search", mcpgate.MessageChat, "", "waits")
-	_, delivered := postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", chat)
+	_, delivered := postDelivered(t, s, post, "ch-chat", mcpgate.MessageChat, "", chat)
 	mustEqual(t, "delivered past another skill's waiting message", delivered, true)
-	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", all)
+	_, delivered = postDelivered(t, s, post, "ch-chat", mcpgate.MessageChat, "", all)
 	mustEqual(t, "delivered to all skills past a waiting message", delivered, false)
 	got, err := s.ClaimMessages(ctx, "weather", "", time.Now(), vis, 10)
 	must(t, err)
 	mustEqual(t, "claimed", len(got), 2)
-	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", all)
+	_, delivered = postDelivered(t, s, post, "ch-chat", mcpgate.MessageChat, "", all)
 	mustEqual(t, "delivered past messages delivered within the visibility", delivered, true)
 	late := mcpgate.Inbox{AgentID: "weather", Visibility: time.Millisecond}
 	time.Sleep(5 * time.Millisecond) // the claim above is older than late's visibility
-	_, delivered = postDelivered(t, s, "ch-chat", mcpgate.MessageChat, "", late)
+	_, delivered = postDelivered(t, s, post, "ch-chat", mcpgate.MessageChat, "", late)
 	mustEqual(t, "delivered past messages whose visibility passed", delivered, false)
 }
 
@@ -400,7 +453,19 @@ func testRepliesAcknowledge(t *testing.T, s mcpgate.Store) {
 // tails it with ListMessages after the last seq it saw, as an inbox stream
 // resumes: the reader must see every seq from 1 up without a gap, which
 // fails if a post can commit after one with a greater seq.
-func testConcurrentPosts(t *testing.T, s mcpgate.Store) {
+func testConcurrentPosts(t *testing.T, s mcpgate.Store) { concurrentPosts(t, s, nil) }
+
+// testConcurrentHandedPosts is testConcurrentPosts with every post made
+// through PostHanded: a post that returned before it committed must not
+// let a later one be seen first either.
+func testConcurrentHandedPosts(t *testing.T, s mcpgate.Store) {
+	mustHanding(t, s)
+	concurrentPosts(t, s, byPostHanded)
+}
+
+// concurrentPosts is testConcurrentPosts, posting through post when it is
+// not nil (postMany).
+func concurrentPosts(t *testing.T, s mcpgate.Store, post deliverer) {
 	const writers, rounds = 8, 24
 	ctx := context.Background()
 	u := mustUser(t, s, "alice")
@@ -410,7 +475,7 @@ func testConcurrentPosts(t *testing.T, s mcpgate.Store) {
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {
-		wg.Go(func() { errs <- postMany(ctx, s, w, rounds) })
+		wg.Go(func() { errs <- postMany(t, s, post, w, rounds) })
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -459,12 +524,19 @@ func testSeqsInTransactions(t *testing.T, s mcpgate.Store) {
 }
 
 // postMany posts rounds chat messages, alternately to ch-1 and ch-2, so
-// that seqs of one agent interleave across channels.
-func postMany(ctx context.Context, s mcpgate.Store, w, rounds int) error {
+// that seqs of one agent interleave across channels; through post when
+// it is not nil, for an inbox of the agent, and PostMessage otherwise.
+func postMany(tb testing.TB, s mcpgate.Store, post deliverer, w, rounds int) error {
 	for i := range rounds {
 		m := &mcpgate.Message{ChannelID: fmt.Sprintf("ch-%d", 1+i%2), Type: mcpgate.MessageChat, Sender: "user:u1",
 			Body: mcpgate.MessageBody{Text: fmt.Sprintf("%d/%d", w, i)}}
-		if err := s.PostMessage(ctx, m); err != nil {
+		var err error
+		if post != nil {
+			_, err = post(tb, s, m, mcpgate.Inbox{AgentID: "weather", Visibility: time.Minute})
+		} else {
+			err = s.PostMessage(context.Background(), m)
+		}
+		if err != nil {
 			return fmt.Errorf("writer %d: %w", w, err)
 		}
 	}
