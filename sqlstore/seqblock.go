@@ -12,9 +12,11 @@ import (
 // serving process (SQLite; group commit), posts take their seqs from
 // blocks this Store reserves in memory instead of incrementing the
 // agent's counter row (message_seqs) each: the leader of a batch reserves
-// seqBlockSize seqs of an agent at once, in a statement of its own that
-// commits before the batch begins, when the block in memory has fewer
-// left than the batch needs. A seq is taken only by a transaction that
+// seqBlockSize seqs of an agent at once, when the block in memory has
+// fewer left than the batch needs, in a statement of its own that commits
+// before a post alone begins, or first thing in the transaction of a
+// batch run in the open transaction (open.go; a rollback of it then
+// empties the blocks, drop). A seq is taken only by a transaction that
 // holds the writer's one connection, so seqs are taken in the order the
 // transactions commit, as the counter's row lock ensured; a post that
 // fails or is rolled back leaves a gap, which nothing minds (a stream
