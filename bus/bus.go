@@ -90,14 +90,15 @@ type Options struct {
 // Bus carries "something happened" signals between the replicas'
 // goroutines. Its methods are safe for concurrent use.
 type Bus struct {
-	store  Store
-	broker Broker
-	logger *slog.Logger
-	id     string // this replica, in presence records and broker payloads
-	hub    hub
-	online presence
-	takers takers
-	askers askers
+	store   Store
+	handing HandingStore // store, when it is one; nil otherwise
+	broker  Broker
+	logger  *slog.Logger
+	id      string // this replica, in presence records and broker payloads
+	hub     hub
+	online  presence
+	takers  takers
+	askers  askers
 
 	heartbeat, ttl time.Duration
 	noHandoff      bool
@@ -112,6 +113,7 @@ func New(opts *Options) *Bus {
 		store: opts.Store, broker: opts.Broker, logger: opts.Logger, id: mcpgate.NewID("rep_"),
 		heartbeat: opts.Heartbeat, ttl: opts.PresenceTTL, noHandoff: opts.NoHandoff,
 	}
+	b.handing, _ = opts.Store.(HandingStore)
 	if b.logger == nil {
 		b.logger = slog.Default()
 	}

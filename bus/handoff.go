@@ -223,8 +223,8 @@ func (b *Bus) postDeliveredTo(ctx context.Context, t *taker, m *mcpgate.Message)
 			t.settle(m, false)
 		}
 	}()
-	if h, ok := b.store.(HandingStore); ok {
-		delivered, err = h.PostHanded(ctx, m, t.inbox, func(err error) { b.lost(m, err) })
+	if b.handing != nil {
+		delivered, err = b.handing.PostHanded(ctx, m, t.inbox, func(err error) { b.lost(m, err) })
 	} else {
 		delivered, err = b.store.PostDelivered(ctx, m, t.inbox)
 	}

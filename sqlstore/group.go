@@ -36,22 +36,31 @@ func groupsCommits(d Dialect) bool {
 type groupOp struct {
 	agentID string // the agent whose seq fn takes, if any (seqblock.go)
 	fn      func(tx *Store) error
-	// early lets the post return once it ran, before the transaction
-	// holding it commits; lost is then told if that commit fails.
-	early bool
-	lost  func(error)
-	err   error
-	pnc   any // a panic of fn, raised again in its caller
+	// lost, when set, lets the post return once it ran, before the
+	// transaction holding it commits (open.go), and is told if that
+	// commit fails.
+	lost func(error)
+	err  error
+	pnc  any // a panic of fn, raised again in its caller
 }
+
+// early reports whether op may return before its transaction commits.
+func (op *groupOp) early() bool { return op.lost != nil }
 
 // withGroupTx runs fn as withTx does, in a transaction it may share with
 // other posts on an engine that commits them together; fn takes a seq of
 // agentID, when it is not empty.
 func (s *Store) withGroupTx(ctx context.Context, agentID string, fn func(tx *Store) error) error {
+	return s.runPost(ctx, &groupOp{agentID: agentID, fn: fn})
+}
+
+// runPost runs op as withGroupTx runs its fn; on an engine that commits
+// posts together, an op with lost may return before its commit.
+func (s *Store) runPost(ctx context.Context, op *groupOp) error {
 	if s.group == nil || s.inTx {
-		return s.withTx(ctx, fn)
+		return s.withTx(ctx, op.fn)
 	}
-	return s.runGroup(ctx, &groupOp{agentID: agentID, fn: fn})
+	return s.runGroup(ctx, op)
 }
 
 // runGroup queues op for a batch and returns its outcome once it ran.
@@ -72,7 +81,7 @@ func (op *groupOp) outcome() error {
 // setting each one's outcome. A post alone, with no transaction open,
 // runs as withTx would; any other batch runs in the open transaction.
 func (s *Store) lead(ctx context.Context, ops []*groupOp) {
-	if s.open != nil || len(ops) > 1 || ops[0].early {
+	if s.open != nil || len(ops) > 1 || ops[0].early() {
 		s.runOpen(ctx, ops)
 		return
 	}

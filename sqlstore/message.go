@@ -97,11 +97,7 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox,
 		delivered, err = tx.postIn(ctx, m, body, to)
 		return err
 	}
-	if lost != nil && s.group != nil && !s.inTx {
-		err = s.runGroup(ctx, &groupOp{agentID: m.AgentID, fn: fn, early: true, lost: lost})
-	} else {
-		err = s.withGroupTx(ctx, m.AgentID, fn)
-	}
+	err = s.runPost(ctx, &groupOp{agentID: m.AgentID, fn: fn, lost: lost})
 	return delivered && err == nil, err
 }
 

@@ -14,10 +14,10 @@ import (
 // is left open for what follows: the next batch runs in it, and it commits
 // when a post that waits for its commit runs in it (the reply to the
 // handed message, most often, which thus commits both in one transaction
-// instead of two), when it holds maxOpenPosts posts, or commitDelay after
-// it was left open, whichever comes first. Seq order holds as with group
-// commit: the one writer runs the posts in the order they took their
-// seqs, and they become visible together.
+// instead of two), when it holds maxOpenPosts posts, or defaultCommitDelay
+// after it was left open, whichever comes first. Seq order holds as with
+// group commit: the one writer runs the posts in the order they took
+// their seqs, and they become visible together.
 //
 // While the transaction is open it holds the writer's one connection, and
 // the readers would see a handed message only once it committed: so any
@@ -26,9 +26,9 @@ import (
 // posts that returned early are rolled back with it, and each one's lost
 // is told, so that what waits on the message does not wait for ever.
 
-// commitDelay is how long the open transaction waits for a post that
-// commits it before it commits by itself.
-const commitDelay = 10 * time.Millisecond
+// defaultCommitDelay is how long the open transaction waits for a post
+// that commits it before it commits by itself (Store.commitDelay in tests).
+const defaultCommitDelay = 10 * time.Millisecond
 
 // maxOpenPosts is how many posts that returned early the open transaction
 // holds at most before it commits.
@@ -41,7 +41,7 @@ type openTx struct {
 	store         *Store       // the Store bound to the transaction
 	missed        []string     // queries it ran that the writer's cache did not hold
 	early         []*groupOp   // posts that returned before it committed
-	flush         *time.Timer  // commits it commitDelay after it was left open
+	flush         *time.Timer  // commits it the commit delay after it was left open
 }
 
 // runOpen runs ops in the open transaction, beginning one when none is
@@ -72,7 +72,7 @@ func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
 			return
 		}
 		switch {
-		case !op.early:
+		case !op.early():
 			wait = true
 		case op.err == nil && op.pnc == nil:
 			early = append(early, op)
@@ -86,7 +86,7 @@ func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
 	}
 	o.early = append(o.early, early...)
 	if o.flush == nil {
-		o.flush = time.AfterFunc(cmp.Or(s.commitDelay, commitDelay), s.flushOpen)
+		o.flush = time.AfterFunc(cmp.Or(s.commitDelay, defaultCommitDelay), s.flushOpen)
 		s.unsettled.Store(true)
 	}
 }
@@ -109,7 +109,7 @@ func (s *Store) openTx() (*openTx, error) {
 // endOpen ends the open transaction by commit or abort (a rollback after
 // cause) and returns the commit's error. When the transaction did not
 // commit, the posts that returned early are told so, and the seq blocks
-// reserved in it are dropped (seqblock.go).
+// are emptied, since reservations made in it are gone (seqblock.go).
 func (s *Store) endOpen(end func() error, cause error) error {
 	o := s.open
 	s.open = nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // mustOpenStore is mustGroupStore(t, 1) whose open transaction commits by
@@ -39,7 +41,11 @@ func post(s *Store, v string, early bool, lost chan<- error) error {
 		_, err := tx.write.ExecContext(context.Background(), `INSERT INTO t (v) VALUES ($1)`, v)
 		return err
 	}
-	return s.runGroup(context.Background(), &groupOp{fn: fn, early: early, lost: func(err error) { lost <- err }})
+	op := &groupOp{fn: fn}
+	if early {
+		op.lost = func(err error) { lost <- err }
+	}
+	return s.runGroup(context.Background(), op)
 }
 
 // committed returns how many rows of t other sees.
@@ -91,8 +97,8 @@ func TestEarlyPostCommitsByItself(t *testing.T) {
 	}
 }
 
-// TestEarlyPostSettledByWrite: a write outside the posts, and Close,
-// commit the open transaction first rather than wait for it.
+// TestEarlyPostSettledByWrite: a write outside the posts, a transaction
+// and Close commit the open transaction first rather than wait for it.
 func TestEarlyPostSettledByWrite(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
 	lost := make(chan error, 2)
@@ -115,14 +121,31 @@ func TestEarlyPostSettledByWrite(t *testing.T) {
 	if n := committed(t, other); n != 2 {
 		t.Fatalf("%d rows committed after the write, want 2", n)
 	}
+	if err := post(s, "before a transaction", true, lost); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		done <- s.Tx(context.Background(), func(mcpgate.Store) error { return nil })
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a transaction waited 10 s for the open transaction")
+	}
+	if n := committed(t, other); n != 3 {
+		t.Fatalf("%d rows committed after a transaction, want 3", n)
+	}
 	if err := post(s, "before close", true, lost); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := committed(t, other); n != 3 {
-		t.Fatalf("%d rows committed after Close, want 3", n)
+	if n := committed(t, other); n != 4 {
+		t.Fatalf("%d rows committed after Close, want 4", n)
 	}
 }
 
@@ -146,7 +169,7 @@ func TestEarlyPostLost(t *testing.T) {
 		_, err := tx.write.ExecContext(ctx, `INSERT INTO c (pid) VALUES (42)`)
 		return err
 	}
-	if err := s.runGroup(ctx, &groupOp{fn: orphan, early: true, lost: func(err error) { lost <- err }}); err != nil {
+	if err := s.runGroup(ctx, &groupOp{fn: orphan, lost: func(err error) { lost <- err }}); err != nil {
 		t.Fatal(err)
 	}
 	err := post(s, "waits", false, lost)
@@ -155,7 +178,7 @@ func TestEarlyPostLost(t *testing.T) {
 	}
 	select {
 	case got := <-lost:
-		if !errors.Is(got, err) && got.Error() != err.Error() {
+		if !errors.Is(got, err) {
 			t.Errorf("lost told %v, the post returned %v", got, err)
 		}
 	default:

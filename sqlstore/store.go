@@ -49,7 +49,7 @@ type Store struct {
 	// open is the writer's transaction left open by posts that returned
 	// before it committed (open.go); nil when none is.
 	open *openTx
-	// commitDelay, when set (tests), replaces the const commitDelay.
+	// commitDelay, when set (tests), replaces defaultCommitDelay.
 	commitDelay time.Duration
 	// unsettled is set while a transaction is open, for the readers
 	// (settle).
@@ -209,9 +209,7 @@ func (s *Store) Close() error {
 	if s.inTx {
 		return nil
 	}
-	if s.group != nil {
-		s.flushOpen()
-	}
+	s.settle() // commit what posts left open
 	var errs []error
 	for _, c := range s.closers {
 		errs = append(errs, c.Close())

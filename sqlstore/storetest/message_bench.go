@@ -28,9 +28,7 @@ func BenchMessageRoundTripHandoff(b *testing.B, s mcpgate.Store) {
 // the bus posts it for a stream of its replica (PostHanded): on SQLite
 // the post returns before it commits, and the reply commits both.
 func BenchMessageRoundTripHanded(b *testing.B, s mcpgate.Store) {
-	if _, ok := s.(handingStore); !ok {
-		b.Skip("the store has no PostHanded")
-	}
+	mustHanding(b, s)
 	benchRoundTrip(b, s, handedRoundTrip)
 }
 
@@ -45,9 +43,7 @@ func BenchMessageRoundTripParallel(b *testing.B, s mcpgate.Store) {
 // BenchMessageRoundTripHandedParallel is BenchMessageRoundTripParallel
 // through PostHanded.
 func BenchMessageRoundTripHandedParallel(b *testing.B, s mcpgate.Store) {
-	if _, ok := s.(handingStore); !ok {
-		b.Skip("the store has no PostHanded")
-	}
+	mustHanding(b, s)
 	benchParallel(b, s, handedRoundTrip)
 }
 

@@ -313,10 +313,10 @@ func byPostHanded(tb testing.TB, s mcpgate.Store, m *mcpgate.Message, to mcpgate
 	return s.(handingStore).PostHanded(context.Background(), m, to, lost)
 }
 
-// mustHanding skips the test unless s is a handingStore.
-func mustHanding(t *testing.T, s mcpgate.Store) {
+// mustHanding skips the test or benchmark unless s is a handingStore.
+func mustHanding(tb testing.TB, s mcpgate.Store) {
 	if _, ok := s.(handingStore); !ok {
-		t.Skip("the store has no PostHanded")
+		tb.Skip("the store has no PostHanded")
 	}
 }
 
