@@ -101,51 +101,37 @@ func TestEarlyPostCommitsByItself(t *testing.T) {
 // and Close commit the open transaction first rather than wait for it.
 func TestEarlyPostSettledByWrite(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
-	lost := make(chan error, 2)
-	if err := post(s, "early", true, lost); err != nil {
-		t.Fatal(err)
+	ctx := context.Background()
+	writers := []struct {
+		name  string
+		write func() error
+		rows  int // committed after it: each post, and the plain write
+	}{
+		{"a write", func() error {
+			_, err := s.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('plain')`)
+			return err
+		}, 2},
+		{"a transaction", func() error { return s.Tx(ctx, func(mcpgate.Store) error { return nil }) }, 3},
+		{"Close", s.Close, 4},
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.write.ExecContext(context.Background(), `INSERT INTO t (v) VALUES ('plain')`)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
+	lost := make(chan error, len(writers))
+	for _, w := range writers {
+		if err := post(s, "before "+w.name, true, lost); err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a write waited 10 s for the open transaction")
-	}
-	if n := committed(t, other); n != 2 {
-		t.Fatalf("%d rows committed after the write, want 2", n)
-	}
-	if err := post(s, "before a transaction", true, lost); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		done <- s.Tx(context.Background(), func(mcpgate.Store) error { return nil })
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
+		done := make(chan error, 1)
+		go func() { done <- w.write() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s waited 10 s for the open transaction", w.name)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a transaction waited 10 s for the open transaction")
-	}
-	if n := committed(t, other); n != 3 {
-		t.Fatalf("%d rows committed after a transaction, want 3", n)
-	}
-	if err := post(s, "before close", true, lost); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if n := committed(t, other); n != 4 {
-		t.Fatalf("%d rows committed after Close, want 4", n)
+		if n := committed(t, other); n != w.rows {
+			t.Fatalf("%d rows committed after %s, want %d", n, w.name, w.rows)
+		}
 	}
 }
 
