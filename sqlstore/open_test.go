@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,40 +98,57 @@ func TestEarlyPostCommitsByItself(t *testing.T) {
 	}
 }
 
-// TestEarlyPostSettledByWrite: a write outside the posts, a transaction
-// and Close commit the open transaction first rather than wait for it.
+// TestEarlyPostSettledByWrite: every way of writing outside the posts
+// commits the open transaction first rather than wait for it: a write
+// through the statement cache, one through a prepared statement, a
+// transaction, the audit log's rows on their own connection, Ping (which
+// takes a connection of the writer) and Close.
 func TestEarlyPostSettledByWrite(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
 	ctx := context.Background()
+	const hot = `INSERT INTO t (v) VALUES ('prepared')`
+	var err error
+	if s.hotWrite, err = prepareHot(ctx, s.writeDB, []string{hot}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writeDB.Exec(`CREATE TABLE calls (` + callColumns + `)`); err != nil {
+		t.Fatal(err)
+	}
+	record := []*mcpgate.CallRecord{{ID: "call_1", Time: time.Now()}}
 	writers := []struct {
 		name  string
 		write func() error
-		rows  int // committed after it: each post, and the plain write
+		adds  int // rows of t it inserts itself
 	}{
 		{"a write", func() error {
 			_, err := s.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('plain')`)
 			return err
-		}, 2},
-		{"a transaction", func() error { return s.Tx(ctx, func(mcpgate.Store) error { return nil }) }, 3},
-		{"Close", s.Close, 4},
+		}, 1},
+		{"a prepared write", func() error { _, err := s.exec(ctx, hot); return err }, 1},
+		{"a transaction", func() error { return s.Tx(ctx, func(mcpgate.Store) error { return nil }) }, 0},
+		{"the audit log", func() error { return s.insertCallsByRow(ctx, record) }, 0},
+		{"Ping", func() error { return s.Ping(ctx) }, 0},
+		{"Close", s.Close, 0},
 	}
 	lost := make(chan error, len(writers))
+	want := 0
 	for _, w := range writers {
 		if err := post(s, "before "+w.name, true, lost); err != nil {
 			t.Fatal(err)
 		}
+		want += 1 + w.adds
 		done := make(chan error, 1)
 		go func() { done <- w.write() }()
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", w.name, err)
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s waited 10 s for the open transaction", w.name)
 		}
-		if n := committed(t, other); n != w.rows {
-			t.Fatalf("%d rows committed after %s, want %d", n, w.name, w.rows)
+		if n := committed(t, other); n != want {
+			t.Fatalf("%d rows committed after %s, want %d", n, w.name, want)
 		}
 	}
 }
@@ -175,5 +193,38 @@ func TestEarlyPostLost(t *testing.T) {
 	}
 	if n := committed(t, other); n != 1 {
 		t.Errorf("%d rows committed, want 1 (only the post after the failure)", n)
+	}
+}
+
+// TestFailedCommitLeavesWriterClean: a transaction whose COMMIT fails
+// (SQLite then keeps the transaction open on the connection) gets the
+// error, and the writer's one connection takes the next write, which the
+// driver allows by rolling the failed transaction back.
+func TestFailedCommitLeavesWriterClean(t *testing.T) {
+	s, other := mustOpenStore(t, time.Hour)
+	ctx := context.Background()
+	for _, q := range []string{
+		`PRAGMA foreign_keys = ON`,
+		`CREATE TABLE p (id INTEGER PRIMARY KEY)`,
+		`CREATE TABLE c (pid INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)`,
+	} {
+		if _, err := s.writeDB.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := s.withTx(ctx, func(tx *Store) error {
+		_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('rolled back'); INSERT INTO c (pid) VALUES (42)`)
+		return err
+	})
+	if err == nil {
+		t.Fatal("a transaction whose commit failed returned no error")
+	} else if !strings.HasPrefix(err.Error(), "commit: ") {
+		t.Fatalf("the transaction failed before its commit: %v", err)
+	}
+	if _, err := s.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('after')`); err != nil {
+		t.Fatalf("the write after a failed commit: %v", err)
+	}
+	if n := committed(t, other); n != 1 {
+		t.Errorf("%d rows committed, want 1 (only the write after the failure)", n)
 	}
 }
