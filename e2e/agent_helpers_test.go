@@ -60,13 +60,20 @@ type agentGateway struct {
 // visibility timeout, so that redelivery is quick.
 func startAgentGateway(t *testing.T, agents []agentSkill, env ...string) *agentGateway {
 	t.Helper()
+	return startAgentGatewayLog(t, agents, "", env...)
+}
+
+// startAgentGatewayLog is startAgentGateway with the gateway's log written
+// to the file logPath, as startGatewayLog does, when it is not empty.
+func startAgentGatewayLog(t *testing.T, agents []agentSkill, logPath string, env ...string) *agentGateway {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mcpgate.yaml")
 	if err := os.WriteFile(cfg, []byte(agentConfig(agents)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env = append(env, "ALICE_PASSWORD=correct horse battery", "MCPGATE_DATA_DIR="+filepath.Join(dir, "data"))
-	g := startGateway(t, env, "--config", cfg, "--agent-visibility", "1s")
+	g := startGatewayLog(t, env, logPath, "--config", cfg, "--agent-visibility", "1s")
 	key := strings.TrimSpace(runCLI(t, env, "key", "create", "--user", "alice"))
 	return &agentGateway{gateway: g, env: env, userKey: key, dir: dir}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,10 +48,14 @@ func parseLoad(spec string) (sessions, calls int, err error) {
 
 // runAgentLoad starts a gateway (on the database env names) and an echo
 // worker, checks that the worker answers, and runs `mcpgate load`
-// against it, then again paced at rate calls/s unless rate is "".
+// against it, then again paced at rate calls/s unless rate is "". The
+// gateway writes its log (a line a call, at debug) to a file and the
+// worker prints nothing a message, so that the test process reads no
+// output while it measures.
 func runAgentLoad(t *testing.T, env []string, sessions, calls int, rate string) {
-	g := startAgentGateway(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}}, env...)
-	startAgentWorker(t, g, "./testagent", "echo", "-mode", "echo", "-concurrency", strconv.Itoa(2*sessions))
+	g := startAgentGatewayLog(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}},
+		filepath.Join(t.TempDir(), "gateway.log"), env...)
+	startAgentWorker(t, g, "./testagent", "echo", "-mode", "echo", "-quiet", "-concurrency", strconv.Itoa(2*sessions))
 	if got := g.call(t, "echo", ask("echo", "ping")); got.Result == nil || got.Result.Content[0].Text != "echo: ping" {
 		t.Fatalf("the echo worker answered %+v", got)
 	}

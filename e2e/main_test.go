@@ -49,8 +49,20 @@ type gateway struct {
 	cmd    *exec.Cmd
 	URL    string // base URL
 	stdout *lockedBuffer
-	stderr *lockedBuffer
+	stderr logText
 	done   chan struct{}
+}
+
+// logText is a process's log as the test reads it.
+type logText interface{ String() string }
+
+// fileLog is a log written by the process straight to a file.
+type fileLog string
+
+// String returns what the file holds so far.
+func (f fileLog) String() string {
+	b, _ := os.ReadFile(string(f))
+	return string(b)
 }
 
 // lockedBuffer is a buffer written by a process and read by the test.
@@ -62,21 +74,31 @@ var listening = regexp.MustCompile(`mcpgate listening"(?: addr=|,"addr":")([^\s"
 // startGateway runs `mcpgate serve` with args on a free port and waits
 // until it listens. The process is stopped at the end of the test.
 func startGateway(t *testing.T, env []string, args ...string) *gateway {
+	return startGatewayLog(t, env, "", args...)
+}
+
+// startGatewayLog is startGateway with the gateway's stderr written by the
+// process straight to the file logPath when it is not empty, instead of
+// through the test: load tests use it, so that the test process, which
+// shares the machine's cores with the gateway, reads no log line a call.
+func startGatewayLog(t *testing.T, env []string, logPath string, args ...string) *gateway {
 	t.Helper()
 	all := append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "debug"}, args...)
-	g := &gateway{t: t, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	g := &gateway{t: t, stdout: &lockedBuffer{}, done: make(chan struct{})}
 	g.cmd = exec.Command(binary, all...)
 	g.cmd.Env = append(os.Environ(), env...)
 	g.cmd.Stdout = g.stdout
-	pr, pw := io.Pipe()
-	g.cmd.Stderr = io.MultiWriter(g.stderr, pw)
+	addr := make(chan string, 1)
+	if logPath == "" {
+		g.stderr = g.pipeStderr(addr)
+	} else {
+		g.stderr = g.fileStderr(logPath, addr)
+	}
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { g.cmd.Wait(); pw.Close(); close(g.done) }()
+	go func() { g.cmd.Wait(); close(g.done) }()
 	t.Cleanup(g.stop)
-	addr := make(chan string, 1)
-	go scanFor(pr, addr)
 	select {
 	case a := <-addr:
 		g.URL = "http://" + a
@@ -86,6 +108,43 @@ func startGateway(t *testing.T, env []string, args ...string) *gateway {
 		t.Fatalf("mcpgate did not start:\n%s", g.stderr.String())
 	}
 	return g
+}
+
+// pipeStderr keeps the gateway's stderr in a buffer and sends the
+// listening address on addr once it is logged.
+func (g *gateway) pipeStderr(addr chan<- string) logText {
+	buf := &lockedBuffer{}
+	pr, pw := io.Pipe()
+	g.cmd.Stderr = io.MultiWriter(buf, pw)
+	go func() { <-g.done; pw.Close() }()
+	go scanFor(pr, addr)
+	return buf
+}
+
+// fileStderr gives the gateway the file at path as its stderr and sends
+// the listening address on addr once the file holds it.
+func (g *gateway) fileStderr(path string, addr chan<- string) logText {
+	f, err := os.Create(path)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.t.Cleanup(func() { f.Close() })
+	g.cmd.Stderr = f
+	log := fileLog(path)
+	go func() {
+		for {
+			if m := listening.FindStringSubmatch(log.String()); m != nil {
+				addr <- m[1]
+				return
+			}
+			select {
+			case <-g.done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return log
 }
 
 // scanFor sends the listening address, then drains the rest.

@@ -1,7 +1,7 @@
 // Command testagent is an agent worker for the end-to-end tests, built on
 // agentkit: it prints "got <message id>" on stdout for each chat message
 // (and "trace <message id> <traceparent>" when the message has one),
-// then with -mode echo replies with the text it got (and, for each
+// then (-quiet prints neither, for load tests) with -mode echo replies with the text it got (and, for each
 // attachment, its name and the SHA-256 of the bytes it read through the
 // signed URL), and with -mode stall
 // sends one delta and waits until the caller cancels, printing
@@ -26,14 +26,17 @@ func main() {
 	url := flag.String("url", "", "the gateway's base URL")
 	mode := flag.String("mode", "echo", "echo or stall")
 	concurrency := flag.Int("concurrency", 8, "how many messages to handle at once")
+	quiet := flag.Bool("quiet", false, "print no line a message (for load tests)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w := agentkit.New(agentkit.Options{URL: *url, Key: os.Getenv("MCPGATE_AGENT_KEY"), Concurrency: *concurrency, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	w.Handle(func(ctx context.Context, req *agentkit.Request) error {
-		fmt.Println("got", req.ID())
-		if tp := req.Trace().Parent; tp != "" {
-			fmt.Println("trace", req.ID(), tp)
+		if !*quiet {
+			fmt.Println("got", req.ID())
+			if tp := req.Trace().Parent; tp != "" {
+				fmt.Println("trace", req.ID(), tp)
+			}
 		}
 		if *mode == "echo" {
 			return echo(ctx, req)
