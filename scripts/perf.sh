@@ -30,6 +30,10 @@
 #     default --page-size of 1,000); the latency of the HTTP exchanges,
 #     without the load client's own decoding of the 160 KB of JSON.
 # CPU figures are the whole process's user+system time from /proc.
+# Gateways run at the default log level, info, and so write the access
+# log (a line an MCP request) to a file, as a deployment does;
+# LOG_LEVEL=warn measures them without it (the suite's level before
+# round 10).
 # Defaults are short (3s a leg, 4 sessions, 10,000 idle sessions, 8×500
 # agent calls); the flags make them longer. KEEP=1 keeps the temporary
 # directory with every process's log. PPROF=127.0.0.1:PORT starts the
@@ -106,7 +110,7 @@ run() {
 # $work/NAME and sets $gw_pid, $gw_port and $gw_key.
 start_gateway() {
   gw_port=$(free_port)
-  "${3:-$bin}" serve --config "$2" --addr "127.0.0.1:$gw_port" --data-dir "$work/$1" --log-level warn \
+  "${3:-$bin}" serve --config "$2" --addr "127.0.0.1:$gw_port" --data-dir "$work/$1" --log-level "${LOG_LEVEL:-info}" \
     ${PPROF:+--pprof-addr "$PPROF"} 2>"$work/$1.err" &
   gw_pid=$!
   wait_port "$gw_port"

@@ -9,6 +9,8 @@
 # own CPU per call. DIRECT=1 drives the fixture itself instead, with the
 # same client: the difference in latency is what the relay adds, and the
 # gateway's CPU per call is all its own (the upstream's is excluded).
+# The gateway logs at info (its access log to a file) unless LOG_LEVEL says
+# otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bench.sh "$@" # $sessions, $duration, $work, $bin, free_port, wait_port
@@ -38,7 +40,7 @@ agents:
         allow_private: true
 YAML
 port=$(free_port)
-"$bin" serve --config "$work/gateway.yaml" --addr "127.0.0.1:$port" --data-dir "$work/gateway" --log-level warn ${PPROF:+--pprof-addr $PPROF} 2>"$work/gateway.err" &
+"$bin" serve --config "$work/gateway.yaml" --addr "127.0.0.1:$port" --data-dir "$work/gateway" --log-level "${LOG_LEVEL:-info}" ${PPROF:+--pprof-addr $PPROF} 2>"$work/gateway.err" &
 gateway_pid=$!
 wait_port "$port"
 key=$("$bin" key create --user bench --data-dir "$work/gateway")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // accessLines returns the gateway's access-log lines (JSON) in order.
@@ -22,6 +23,21 @@ func accessLines(t *testing.T, log string) []map[string]any {
 	return out
 }
 
+// waitAccessLines waits up to 10 s for n access lines on the gateway's
+// stderr, which the gateway writes out a moment after they are logged
+// (logbuf), and returns the log.
+func waitAccessLines(t *testing.T, g *testGateway, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		log := g.stderr.String()
+		if len(accessLines(t, log)) >= n || time.Now().After(deadline) {
+			return log
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // TestAccessLog checks that every MCP request gets one JSON access-log
 // line with method, agent, tool, outcome, duration and session, never the
 // arguments or the key; and that a backend's failure is a warning that
@@ -34,7 +50,7 @@ func TestAccessLog(t *testing.T) {
 	s.post(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
 	s.post(t, callBody(3, "fail", `{}`, ""), nil)
 
-	log := g.stderr.String()
+	log := waitAccessLines(t, g, 3)
 	for _, leak := range []string{"sesame-4711", secret} {
 		if strings.Contains(log, leak) {
 			t.Errorf("the log holds %q", leak)

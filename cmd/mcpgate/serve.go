@@ -25,6 +25,7 @@ import (
 	"github.com/mcpgate/mcpgate/events"
 	"github.com/mcpgate/mcpgate/files"
 	"github.com/mcpgate/mcpgate/gateway"
+	"github.com/mcpgate/mcpgate/internal/logbuf"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
@@ -111,6 +112,7 @@ type Main struct {
 	http       *front
 	ln         net.Listener
 	logger     *slog.Logger
+	logOut     *logbuf.Writer // the logger's stderr, written out together
 	cancel     context.CancelFunc
 	closers    []func() error
 	workers    sync.WaitGroup // background loops that use the store
@@ -272,7 +274,7 @@ func (m *Main) stop(term <-chan os.Signal) error {
 // Run opens the store, applies the config, sets up the demo, and starts
 // serving. It returns once the listener is open.
 func (m *Main) Run(ctx context.Context) (err error) {
-	m.logger = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat)
+	m.logger, m.logOut = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat)
 	tuneGC(m.Env)
 	if m.unlock, err = m.lockDataDir(); err != nil {
 		return err
@@ -412,6 +414,7 @@ func (m *Main) start() {
 		}
 	}()
 	m.logger.Info("mcpgate listening", "addr", m.ln.Addr().String(), "public_url", m.Config.PublicURL, "version", mcpgate.Version)
+	_ = m.logOut.Flush() // scripts wait for the line
 }
 
 // Addr returns the address the gateway listens on.
@@ -466,6 +469,9 @@ func (m *Main) Close() error {
 	if m.unlock != nil {
 		errs = append(errs, m.unlock()) // after the store: the next process may open it
 		m.unlock = nil
+	}
+	if m.logOut != nil {
+		_ = m.logOut.Close() // last: every line logged while closing
 	}
 	return errors.Join(errs...)
 }
@@ -531,17 +537,21 @@ func (m *Main) sweep(ctx context.Context) {
 	m.sweepRateBuckets(ctx)
 }
 
-// newLogger logs to stderr at the given level, as text or JSON lines.
-func newLogger(env *Env, level, format string) *slog.Logger {
+// newLogger logs to stderr at the given level, as text or JSON lines,
+// through a logbuf.Writer: lines below warn (the access log's, one an MCP
+// request) are written out together, a moment later, with one system call.
+func newLogger(env *Env, level, format string) (*slog.Logger, *logbuf.Writer) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
+	out := logbuf.New(env.Stderr)
 	opts := &slog.HandlerOptions{Level: l}
+	var h slog.Handler = slog.NewTextHandler(out, opts)
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(env.Stderr, opts))
+		h = slog.NewJSONHandler(out, opts)
 	}
-	return slog.New(slog.NewTextHandler(env.Stderr, opts))
+	return slog.New(out.Handler(h, slog.LevelWarn)), out
 }
 
 // validLevel reports whether level names a log level.
