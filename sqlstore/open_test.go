@@ -153,21 +153,29 @@ func TestEarlyPostSettledByWrite(t *testing.T) {
 	}
 }
 
+// mustDeferredKey adds to s's database a table c whose rows need a row
+// of p, checked only at the commit: a transaction that inserts a row of
+// c alone runs, then fails to commit.
+func mustDeferredKey(t *testing.T, s *Store) {
+	t.Helper()
+	for _, q := range []string{
+		`PRAGMA foreign_keys = ON`,
+		`CREATE TABLE p (id INTEGER PRIMARY KEY)`,
+		`CREATE TABLE c (pid INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)`,
+	} {
+		if _, err := s.writeDB.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestEarlyPostLost: when the open transaction fails to commit, the posts
 // that returned early are told, the post that committed it gets the
 // error, and the store goes on.
 func TestEarlyPostLost(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
 	ctx := context.Background()
-	for _, q := range []string{
-		`PRAGMA foreign_keys = ON`,
-		`CREATE TABLE p (id INTEGER PRIMARY KEY)`,
-		`CREATE TABLE c (pid INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)`,
-	} {
-		if _, err := s.writeDB.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustDeferredKey(t, s)
 	lost := make(chan error, 2)
 	orphan := func(tx *Store) error { // fails only at the commit
 		_, err := tx.write.ExecContext(ctx, `INSERT INTO c (pid) VALUES (42)`)
@@ -203,15 +211,7 @@ func TestEarlyPostLost(t *testing.T) {
 func TestFailedCommitLeavesWriterClean(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
 	ctx := context.Background()
-	for _, q := range []string{
-		`PRAGMA foreign_keys = ON`,
-		`CREATE TABLE p (id INTEGER PRIMARY KEY)`,
-		`CREATE TABLE c (pid INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)`,
-	} {
-		if _, err := s.writeDB.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustDeferredKey(t, s)
 	err := s.withTx(ctx, func(tx *Store) error {
 		_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('rolled back'); INSERT INTO c (pid) VALUES (42)`)
 		return err
