@@ -1,10 +1,10 @@
 // Command testagent is an agent worker for the end-to-end tests, built on
-// agentkit: it prints "got <message id>" on stdout for each chat message
-// (and "trace <message id> <traceparent>" when the message has one),
-// then (-quiet prints neither, for load tests) with -mode echo replies with the text it got (and, for each
-// attachment, its name and the SHA-256 of the bytes it read through the
-// signed URL), and with -mode stall
-// sends one delta and waits until the caller cancels, printing
+// agentkit: for each chat message it prints "got <message id>" on stdout
+// (and "trace <message id> <traceparent>" when the message has one;
+// -quiet prints neither, for load tests), then with -mode echo replies
+// with the text it got (and, for each attachment, its name and the
+// SHA-256 of the bytes it read through the signed URL), and with -mode
+// stall sends one delta and waits until the caller cancels, printing
 // "cancelled <message id>", never replying.
 package main
 

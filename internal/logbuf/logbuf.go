@@ -50,7 +50,7 @@ func NewSized(out io.Writer, delay time.Duration, size int) *Writer {
 }
 
 // Write keeps p to be written later, or writes it at once, with what was
-// kept before it, when that makes Size bytes or the Writer is closed.
+// kept before it, when that makes the Writer's size or it is closed.
 // It reports out's error only for a write it made.
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
@@ -78,7 +78,7 @@ func (w *Writer) Flush() error {
 }
 
 // flushLocked writes the buffer out and empties it, keeping its memory
-// unless a burst made it larger than Size.
+// unless a burst made it larger than twice the Writer's size.
 func (w *Writer) flushLocked() error {
 	if len(w.buf) == 0 {
 		return nil
