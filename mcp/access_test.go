@@ -30,6 +30,20 @@ func (l *lockedLog) String() string {
 	return l.b.String()
 }
 
+// waitLines waits up to 10 s for n lines in log, which a call writes
+// after its response went out, and returns them.
+func waitLines(t *testing.T, log *lockedLog, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+		if len(lines) >= n && lines[0] != "" || time.Now().After(deadline) {
+			return lines
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestAccessLogSlowCall checks that a call slower than SlowCall is logged
 // at warn with slow=true, and a fast one at info, neither with arguments.
 func TestAccessLogSlowCall(t *testing.T) {
@@ -42,7 +56,7 @@ func TestAccessLogSlowCall(t *testing.T) {
 	sid := h.mustInit(t, "2025-06-18", nil)
 	h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"x":"sesame-4711"}}}`)
 	h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
-	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	lines := waitLines(t, log, 2)
 	if len(lines) != 2 {
 		t.Fatalf("got %d access lines, want 2:\n%s", len(lines), log)
 	}
@@ -70,8 +84,45 @@ func TestAccessLogBackendFailure(t *testing.T) {
 	})
 	sid := h.mustInit(t, "2025-06-18", nil)
 	h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"late","arguments":{}}}`)
-	line := strings.TrimSpace(log.String())
+	line := waitLines(t, log, 1)[0]
 	if !strings.Contains(line, "outcome=timeout") || !strings.Contains(line, "level=WARN") || !strings.Contains(line, "did not answer") {
+		t.Errorf("access line: %s", line)
+	}
+}
+
+// waitingHandler is a slog handler whose Handle waits until the test
+// lets it go, or 5 s, and records which.
+type waitingHandler struct {
+	slog.Handler
+	release chan struct{}
+	waited  chan bool // true when released, false after 5 s
+}
+
+func (h *waitingHandler) Handle(ctx context.Context, r slog.Record) error {
+	select {
+	case <-h.release:
+		h.waited <- true
+	case <-time.After(5 * time.Second):
+		h.waited <- false
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// TestAccessLineAfterResponse checks that a tools/call's access line is
+// made after its response went out: the client has the response while
+// the line is still being written (the logger holds it until the client
+// says so; were the line made first, the response would wait for it).
+func TestAccessLineAfterResponse(t *testing.T) {
+	log := &lockedLog{}
+	wh := &waitingHandler{Handler: slog.NewTextHandler(log, nil), release: make(chan struct{}), waited: make(chan bool, 1)}
+	h := mustHarness(t, &Options{AccessLog: slog.New(wh)})
+	sid := h.mustInit(t, "2025-06-18", nil) // initialize has no access line
+	h.mustRPC(t, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	close(wh.release)
+	if !<-wh.waited {
+		t.Fatal("the client got the response only after the access line was written")
+	}
+	if line := waitLines(t, log, 1)[0]; !strings.Contains(line, "tool=echo") {
 		t.Errorf("access line: %s", line)
 	}
 }

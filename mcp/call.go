@@ -98,10 +98,12 @@ func (s *Server) streamed(method string) bool {
 func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
 	reply := s.newCallReply(r, w, ls, acc).start(s.pausers != nil && s.pausers.MayPause(agent))
 	if reply.paused == nil {
-		resp, cancelled := s.runStreamed(ls, agent, cred, m, reply)
+		resp, cancelled, logLine := s.execStreamed(ls, agent, cred, m, reply)
 		if !reply.finish(resp, cancelled) {
 			writeJSON(w, replyStatus(ls, resp), resp)
+			flush(w)
 		}
+		logLine() // after the response went out: the line is not the client's wait
 		return
 	}
 	s.servePausable(w, ls, reply, func() ([]byte, bool) { return s.runStreamed(ls, agent, cred, m, reply) })
@@ -142,11 +144,19 @@ func (s *Server) servePausable(w http.ResponseWriter, ls *liveSession, reply *ca
 	}
 }
 
-// runStreamed runs a request for which streamed holds and returns its
-// response. cancelled reports that the request's context was canceled (by
-// notifications/cancelled, the end of the session or Server.Close); resp
-// is then a -32800 error.
+// runStreamed runs a request for which streamed holds, logs its access
+// line and returns its response. cancelled reports that the request's
+// context was canceled (by notifications/cancelled, the end of the session
+// or Server.Close); resp is then a -32800 error.
 func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool) {
+	resp, cancelled, logLine := s.execStreamed(ls, agent, cred, m, reply)
+	logLine()
+	return resp, cancelled
+}
+
+// execStreamed is runStreamed without the access line: it returns the
+// function that logs it, for a caller that sends the response first.
+func (s *Server) execStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, m *message, reply *callReply) (resp []byte, cancelled bool, logLine func()) {
 	start := s.now()
 	ctx, span := s.startSpan(reply.r, ls, agent, m)
 	if s.traced {
@@ -162,8 +172,7 @@ func (s *Server) runStreamed(ls *liveSession, agent *mcpgate.Agent, cred *mcpgat
 	}
 	reply.log.cancelled = cancelled
 	s.endSpan(span, &reply.log)
-	s.logAccess(ctx, ls, agent, m.method, &reply.log, start)
-	return resp, cancelled
+	return resp, cancelled, func() { s.logAccess(ctx, ls, agent, m.method, &reply.log, start) }
 }
 
 // runCall runs one tools/call, as runStreamed does.

@@ -134,6 +134,12 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body) //nolint:errcheck // the client may be gone; nothing to do
 }
 
+// flush sends what w holds to the client now rather than when the handler
+// returns; a writer that cannot flush keeps it until then.
+func flush(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).Flush()
+}
+
 // contentTypeJSON is the Content-Type of every JSON reply, one slice for
 // all: net/http copies a response's header before it writes it, and
 // nothing here changes a value in place.
