@@ -47,15 +47,10 @@ type groupOp struct {
 // early reports whether op may return before its transaction commits.
 func (op *groupOp) early() bool { return op.lost != nil }
 
-// withGroupTx runs fn as withTx does, in a transaction it may share with
+// runPost runs op's fn as withTx does, in a transaction it may share with
 // other posts on an engine that commits them together; fn takes a seq of
-// agentID, when it is not empty.
-func (s *Store) withGroupTx(ctx context.Context, agentID string, fn func(tx *Store) error) error {
-	return s.runPost(ctx, &groupOp{agentID: agentID, fn: fn})
-}
-
-// runPost runs op as withGroupTx runs its fn; on an engine that commits
-// posts together, an op with lost may return before its commit.
+// op's agent, when it names one. On such an engine, an op with lost may
+// return before its commit.
 func (s *Store) runPost(ctx context.Context, op *groupOp) error {
 	if s.group == nil || s.inTx {
 		return s.withTx(ctx, op.fn)

@@ -51,7 +51,7 @@ func TestGroupCommit(t *testing.T) {
 	for i, v := range values {
 		wg.Go(func() {
 			defer func() { panics[i] = recover() }()
-			errs[i] = s.withGroupTx(ctx, "", func(tx *Store) error {
+			errs[i] = s.runPost(ctx, &groupOp{fn: func(tx *Store) error {
 				if _, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ($1)`, v); err != nil {
 					return err
 				}
@@ -59,7 +59,7 @@ func TestGroupCommit(t *testing.T) {
 					panic("boom")
 				}
 				return nil
-			})
+			}})
 		})
 	}
 	wg.Wait()
@@ -84,20 +84,20 @@ func TestGroupCommit(t *testing.T) {
 func TestGroupCommitAlone(t *testing.T) {
 	ctx := context.Background()
 	s := mustGroupStore(t, 1)
-	err := s.withGroupTx(ctx, "", func(tx *Store) error {
+	err := s.runPost(ctx, &groupOp{fn: func(tx *Store) error {
 		if _, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('x')`); err != nil {
 			return err
 		}
 		return fmt.Errorf("no")
-	})
+	}})
 	var n int
 	if err2 := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM t`).Scan(&n); err == nil || err2 != nil || n != 0 {
 		t.Errorf("failed operation: err %v, %d rows left (%v)", err, n, err2)
 	}
-	if err := s.withGroupTx(ctx, "", func(tx *Store) error {
+	if err := s.runPost(ctx, &groupOp{fn: func(tx *Store) error {
 		_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('y')`)
 		return err
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	if n, leading := s.group.Batches(); n != 2 || leading {
@@ -120,10 +120,10 @@ func TestGroupCommitLeaderCanceled(t *testing.T) {
 		s.group.Hold = nil
 	}
 	insert := func(ctx context.Context, v string) error {
-		return s.withGroupTx(ctx, "", func(tx *Store) error {
+		return s.runPost(ctx, &groupOp{fn: func(tx *Store) error {
 			_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ($1)`, v)
 			return err
-		})
+		}})
 	}
 	var wg sync.WaitGroup
 	var leaderErr error
