@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -89,6 +90,42 @@ func TestLogFlagsRefused(t *testing.T) {
 			t.Errorf("%v accepted", args)
 		} else if !strings.Contains(stderr.String(), args[0]) {
 			t.Errorf("%v: the message does not name the flag: %s", args, stderr)
+		}
+	}
+}
+
+// TestLogWrittenAtListeningAndClose: with the log's lines held for an
+// hour, the listening line is on stderr once Run returns (scripts wait
+// for it), a line logged while serving is held, and Close writes it and
+// closes the log's writer, so that a line written after it goes straight
+// out. (A warning logged while closing would also write the held line;
+// the line after Close shows that Close itself ended the holding.)
+func TestLogWrittenAtListeningAndClose(t *testing.T) {
+	t.Parallel()
+	env, _, stderr := newTestEnv(nil)
+	m := NewMain(env)
+	m.logDelay = time.Hour
+	if err := m.ParseFlags([]string{"--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); err != nil {
+		m.Close()
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "mcpgate listening") {
+		t.Errorf("Run returned without the listening line on stderr:\n%s", stderr)
+	}
+	m.logger.Info("last words")
+	if strings.Contains(stderr.String(), "last words") {
+		t.Errorf("an info line was written at once, not held")
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m.logger.Info("after close")
+	for _, line := range []string{"last words", "after close"} {
+		if !strings.Contains(stderr.String(), line) {
+			t.Errorf("%q is not on stderr after Close:\n%s", line, stderr)
 		}
 	}
 }

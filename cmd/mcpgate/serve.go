@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,6 +114,7 @@ type Main struct {
 	ln         net.Listener
 	logger     *slog.Logger
 	logOut     *logbuf.Writer // the logger's stderr, written out together
+	logDelay   time.Duration  // how long logOut holds a line; logbuf's default when zero (tests set it)
 	cancel     context.CancelFunc
 	closers    []func() error
 	workers    sync.WaitGroup // background loops that use the store
@@ -274,7 +276,7 @@ func (m *Main) stop(term <-chan os.Signal) error {
 // Run opens the store, applies the config, sets up the demo, and starts
 // serving. It returns once the listener is open.
 func (m *Main) Run(ctx context.Context) (err error) {
-	m.logger, m.logOut = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat)
+	m.logger, m.logOut = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat, m.logDelay)
 	tuneGC(m.Env)
 	if m.unlock, err = m.lockDataDir(); err != nil {
 		return err
@@ -539,13 +541,14 @@ func (m *Main) sweep(ctx context.Context) {
 
 // newLogger logs to stderr at the given level, as text or JSON lines,
 // through a logbuf.Writer: lines below warn (the access log's, one an MCP
-// request) are written out together, a moment later, with one system call.
-func newLogger(env *Env, level, format string) (*slog.Logger, *logbuf.Writer) {
+// request) are written out together, delay later (logbuf's default when
+// zero), with one system call.
+func newLogger(env *Env, level, format string, delay time.Duration) (*slog.Logger, *logbuf.Writer) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	out := logbuf.New(env.Stderr)
+	out := logbuf.New(env.Stderr, cmp.Or(delay, logbuf.DefaultDelay), logbuf.DefaultSize)
 	opts := &slog.HandlerOptions{Level: l}
 	var h slog.Handler = slog.NewTextHandler(out, opts)
 	if format == "json" {

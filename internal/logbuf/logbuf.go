@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-// The defaults of New.
+// The delay and size a process's log is held for by default.
 const (
 	DefaultDelay = 50 * time.Millisecond
 	DefaultSize  = 64 << 10
@@ -40,12 +40,9 @@ type Writer struct {
 	closed bool
 }
 
-// New returns a Writer for out with DefaultDelay and DefaultSize.
-func New(out io.Writer) *Writer { return NewSized(out, DefaultDelay, DefaultSize) }
-
-// NewSized returns a Writer for out that writes what it holds delay after
+// New returns a Writer for out that writes what it holds delay after
 // the first of it came, or as soon as it holds size bytes.
-func NewSized(out io.Writer, delay time.Duration, size int) *Writer {
+func New(out io.Writer, delay time.Duration, size int) *Writer {
 	return &Writer{out: out, delay: delay, size: size}
 }
 

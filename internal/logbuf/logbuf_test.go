@@ -39,7 +39,7 @@ func (s *sink) got() []string {
 // writes them all, in order, with one write.
 func TestWriterHoldsUntilFlush(t *testing.T) {
 	out := &sink{}
-	w := NewSized(out, time.Hour, 1<<20)
+	w := New(out, time.Hour, 1<<20)
 	for i := range 3 {
 		fmt.Fprintf(w, "line %d\n", i)
 	}
@@ -58,7 +58,7 @@ func TestWriterHoldsUntilFlush(t *testing.T) {
 // passed, with no Flush, and again for lines that come later.
 func TestWriterWritesAfterDelay(t *testing.T) {
 	out := &sink{}
-	w := NewSized(out, time.Millisecond, 1<<20)
+	w := New(out, time.Millisecond, 1<<20)
 	for round := 1; round <= 2; round++ {
 		fmt.Fprintf(w, "round %d\n", round)
 		waitWrites(t, out, round)
@@ -81,7 +81,7 @@ func waitWrites(t *testing.T, out *sink, n int) {
 // at once.
 func TestWriterWritesWhenFull(t *testing.T) {
 	out := &sink{}
-	w := NewSized(out, time.Hour, 10)
+	w := New(out, time.Hour, 10)
 	w.Write([]byte("12345"))
 	w.Write([]byte("67890"))
 	if got := out.got(); len(got) != 1 || got[0] != "1234567890" {
@@ -93,7 +93,7 @@ func TestWriterWritesWhenFull(t *testing.T) {
 // straight out.
 func TestWriterClose(t *testing.T) {
 	out := &sink{}
-	w := NewSized(out, time.Hour, 1<<20)
+	w := New(out, time.Hour, 1<<20)
 	w.Write([]byte("held\n"))
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestWriterClose(t *testing.T) {
 // made With attributes.
 func TestHandlerFlushesWarnings(t *testing.T) {
 	out := &sink{}
-	w := NewSized(out, time.Hour, 1<<20)
+	w := New(out, time.Hour, 1<<20)
 	log := slog.New(w.Handler(slog.NewTextHandler(w, nil), slog.LevelWarn)).With("component", "test")
 	log.Info("request")
 	if got := out.got(); len(got) != 0 {
@@ -129,7 +129,7 @@ func TestHandlerFlushesWarnings(t *testing.T) {
 // arrive whole.
 func TestWriterConcurrent(t *testing.T) {
 	var out bytes.Buffer
-	w := NewSized(&syncWriter{w: &out}, time.Millisecond, 256)
+	w := New(&syncWriter{w: &out}, time.Millisecond, 256)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
