@@ -15,6 +15,7 @@ package bus
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -33,8 +34,15 @@ type Store interface {
 // but may return before m is committed; if that commit then fails, m is
 // not stored, and lost is called with the error. The bus hands messages
 // to its inbox streams that way when its Store has the method.
+// PostReplyHanded stores m, a final reply, as PostMessage does, but calls
+// hand once m ran in its transaction, possibly before that commits, and
+// returns once it committed, with the commit's error if it failed (hand
+// was called all the same); the bus hands a reply to the call of this
+// replica waiting for it that way, so that the call answers while the
+// reply commits.
 type HandingStore interface {
 	PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error)
+	PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error
 }
 
 // Broker carries published payloads between processes.
@@ -169,6 +177,9 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 	if a != nil && m.Type == mcpgate.MessageReplyDelta {
 		a.noteDelta()
 	}
+	if a != nil && m.Type.Final() && b.handing != nil {
+		return b.answer(ctx, m, a)
+	}
 	if err := b.store.PostMessage(ctx, m); err != nil {
 		return err
 	}
@@ -179,6 +190,33 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 		}
 	}
 	b.signal(ctx, replyTopic(m.ChannelID))
+	return nil
+}
+
+// answer stores m, the final reply the call a waits for, handing it to a
+// before its transaction commits (HandingStore), so that the call answers
+// its client while the commit runs; it returns once m is committed. Other
+// waiters on the channel are woken at the handover too: a read of
+// messages commits what is open first, so they find m. A reply handed
+// over and then lost in a failed commit is logged: its call may have
+// answered with it.
+func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
+	handed := false
+	err := b.handing.PostReplyHanded(ctx, m, func() {
+		handed = true
+		b.give(a, m)
+		b.signal(ctx, replyTopic(m.ChannelID))
+		// The call is ready on this thread's queue: run it now, rather
+		// than after the commit or once another thread wakes to steal it.
+		runtime.Gosched()
+	})
+	if err != nil {
+		if handed {
+			b.logger.Error("bus: a reply handed to its call was not stored", "message", m.ID, "err", err)
+		}
+		return err
+	}
+	b.takers.ack(m.AgentID, m.InReplyTo)
 	return nil
 }
 

@@ -186,6 +186,10 @@ type losingStore struct {
 	lost chan func(error)
 }
 
+func (s *losingStore) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	return s.Store.(bus.HandingStore).PostReplyHanded(ctx, m, hand)
+}
+
 func (s *losingStore) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error) {
 	delivered, err := s.PostDelivered(ctx, m, to)
 	s.lost <- lost

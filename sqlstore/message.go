@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -74,6 +75,39 @@ func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgat
 // other engines PostHanded is PostDelivered.
 func (s *Store) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error) {
 	return s.post(ctx, m, &to, lost)
+}
+
+// PostReplyHanded stores m, a final reply, as PostMessage does, for a
+// caller that hands m over in process to the call waiting for it: on an
+// engine that commits posts together (SQLite) it calls hand as soon as m
+// ran in the writer's transaction, before that transaction commits, and
+// returns once it committed, so that the call can answer while the commit
+// runs. If that commit fails, m is not stored (nor the messages committed
+// with it) and the commit's error is returned, though hand was called. On
+// other engines hand is called once m is committed. An error before m was
+// stored returns without calling hand.
+func (s *Store) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	var lost atomic.Pointer[error]
+	if _, err := s.post(ctx, m, nil, func(err error) { lost.Store(&err) }); err != nil {
+		return err
+	}
+	hand()
+	return s.waitCommitted(ctx, &lost)
+}
+
+// waitCommitted returns once every post that returned before its commit
+// is committed, with the commit's error, or the error lost holds: a post
+// that returned early was lost in a commit that ran already.
+func (s *Store) waitCommitted(ctx context.Context, lost *atomic.Pointer[error]) error {
+	if s.group != nil && !s.inTx {
+		if err := s.runGroup(ctx, &groupOp{}); err != nil {
+			return err
+		}
+	}
+	if err := lost.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // post stores m, delivered to the inbox to when it is not nil and the

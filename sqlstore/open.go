@@ -12,8 +12,9 @@ import (
 // names it, a claim or a renewal finds it. So such a post returns as soon
 // as its statements ran in the writer's transaction, and the transaction
 // is left open for what follows: the next batch runs in it, and it commits
-// when a post that waits for its commit runs in it (the reply to the
-// handed message, most often, which thus commits both in one transaction
+// when a post that waits for its commit runs in it, or a flush (the reply
+// to the handed message, most often: PostReplyHanded runs it early, hands
+// it over, then flushes, which thus commits both in one transaction
 // instead of two), when it holds maxOpenPosts posts, or defaultCommitDelay
 // after it was left open, whichever comes first. Seq order holds as with
 // group commit: the one writer runs the posts in the order they took

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -226,5 +227,51 @@ func TestFailedCommitLeavesWriterClean(t *testing.T) {
 	}
 	if n := committed(t, other); n != 1 {
 		t.Errorf("%d rows committed, want 1 (only the write after the failure)", n)
+	}
+}
+
+// TestWaitCommitted: waitCommitted commits the open transaction holding a
+// post that returned early, and returns the error of a commit that lost
+// it: its own commit's, or that of a commit another post ran first.
+func TestWaitCommitted(t *testing.T) {
+	s, other := mustOpenStore(t, time.Hour)
+	ctx := context.Background()
+	var lost atomic.Pointer[error]
+	early := func(fn func(*Store) error) {
+		t.Helper()
+		if err := s.runGroup(ctx, &groupOp{fn: fn, lost: func(err error) { lost.Store(&err) }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	early(func(tx *Store) error {
+		_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('early')`)
+		return err
+	})
+	if n := committed(t, other); n != 0 {
+		t.Fatalf("%d rows committed after the early post, want 0", n)
+	}
+	if err := s.waitCommitted(ctx, &lost); err != nil {
+		t.Fatal(err)
+	}
+	if n := committed(t, other); n != 1 {
+		t.Fatalf("%d rows committed after the wait, want 1", n)
+	}
+
+	mustDeferredKey(t, s)
+	orphan := func(tx *Store) error { // fails only at the commit
+		_, err := tx.write.ExecContext(ctx, `INSERT INTO c (pid) VALUES (42)`)
+		return err
+	}
+	early(orphan)
+	if err := s.waitCommitted(ctx, &lost); err == nil || lost.Load() == nil {
+		t.Fatalf("waiting for a failing commit returned %v (lost told: %v), want its error", err, lost.Load() != nil)
+	}
+	lost.Store(nil)
+	early(orphan)
+	if err := post(s, "commits first", false, make(chan error, 1)); err == nil {
+		t.Fatal("the post that committed a failing transaction returned no error")
+	}
+	if err := s.waitCommitted(ctx, &lost); err == nil || lost.Load() == nil || !errors.Is(err, *lost.Load()) {
+		t.Fatalf("waiting after another post's failed commit returned %v, want the error lost was told", err)
 	}
 }

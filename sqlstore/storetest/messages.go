@@ -29,6 +29,7 @@ func messageTests() []test {
 		{"PostHandedInOrder", testPostHandedInOrder},
 		{"ConcurrentHandedPosts", testConcurrentHandedPosts},
 		{"RepliesAcknowledge", testRepliesAcknowledge},
+		{"PostReplyHanded", testPostReplyHanded},
 		{"ConcurrentPosts", testConcurrentPosts},
 		{"SeqsInTransactions", testSeqsInTransactions},
 		{"ConcurrentClaims", testConcurrentClaims},
@@ -447,6 +448,50 @@ func testRepliesAcknowledge(t *testing.T, s mcpgate.Store) {
 	got, err = s.ClaimMessages(ctx, "weather", "", now.Add(2*vis), vis, 10)
 	must(t, err)
 	mustEqual(t, "after acking the cancel", len(got), 0)
+}
+
+// replyHandingStore is a Store that can hand a reply over before it
+// commits (the bus's HandingStore).
+type replyHandingStore interface {
+	PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error
+}
+
+// testPostReplyHanded checks PostReplyHanded as testRepliesAcknowledge
+// does PostMessage: a final reply is stored and acknowledges the message
+// it answers, and hand is called once before PostReplyHanded returns; a
+// reply the store refuses (a second final reply, or one to no
+// chat_message) returns its error without calling hand.
+func testPostReplyHanded(t *testing.T, s mcpgate.Store) {
+	h, ok := s.(replyHandingStore)
+	if !ok {
+		t.Skip("the store has no PostReplyHanded")
+	}
+	ctx := context.Background()
+	chat1, search, chat2 := claimFixture(t, s)
+	now, vis := time.Now(), time.Second
+	_, err := s.ClaimMessages(ctx, "weather", "", now, vis, 10)
+	must(t, err)
+	hands := 0
+	post := func(channelID string, typ mcpgate.MessageType, inReplyTo string) (*mcpgate.Message, error) {
+		m := &mcpgate.Message{ChannelID: channelID, Type: typ, InReplyTo: inReplyTo, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "done"}}
+		return m, h.PostReplyHanded(ctx, m, func() { hands++ })
+	}
+	reply, err := post("ch-chat", mcpgate.MessageReply, chat1.ID)
+	must(t, err)
+	mustEqual(t, "hand calls after a reply", hands, 1)
+	stored, err := s.FindReply(ctx, chat1.ID)
+	must(t, err)
+	mustEqual(t, "the reply stored", stored, reply)
+	_, err = post("ch-search", mcpgate.MessageError, search.ID)
+	must(t, err)
+	got, err := s.ClaimMessages(ctx, "weather", "", now.Add(vis), vis, 10)
+	must(t, err)
+	mustEqual(t, "claimable after the replies: the unanswered one", ids(got), []string{chat2.ID})
+	_, err = post("ch-chat", mcpgate.MessageReply, chat1.ID)
+	mustCode(t, err, mcpgate.ECONFLICT)
+	_, err = post("ch-chat", mcpgate.MessageReply, "msg_none")
+	mustCode(t, err, mcpgate.EINVALID)
+	mustEqual(t, "hand calls after two refused replies", hands, 2)
 }
 
 // testConcurrentPosts has 8 writers post to one channel while a reader
