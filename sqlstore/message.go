@@ -283,6 +283,9 @@ func forInbox(m *mcpgate.Message, to *mcpgate.Inbox) bool {
 // message from being posted meanwhile, and on PostgreSQL the statement
 // sees every post committed before the lock was granted.
 func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (ok, delivered bool, err error) {
+	if groupsCommits(s.d) {
+		return s.checkThenInsert(ctx, m, body, to)
+	}
 	args := []any{m.ID, m.Seq, m.ChannelID, m.AgentID, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
 		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt)}
 	q := insertQuery
@@ -295,6 +298,65 @@ func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []by
 	} else if err != nil {
 		return false, false, s.insertError(m, err)
 	}
+	return true, delivered, nil
+}
+
+// On an engine with one writer (SQLite) a message is checked, then
+// inserted, in two statements, since no one writes between them. There an
+// INSERT whose SELECT reads the table it inserts into, or that returns
+// rows, has SQLite build an ephemeral table for each (the rows to insert,
+// the rows to return): the one statement cost about 22 µs where the two
+// cost about 14 (5,000 of each, in a loop on one connection).
+
+// checkQuery returns the skill of channel $2 when it is of agent $3 and
+// $1, when not NULL, is a chat_message of it.
+const checkQuery = `SELECT c.skill FROM channels c WHERE c.id = $2 AND c.agent_id = $3
+	AND ($1 IS NULL OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $1 AND r.channel_id = $2 AND r.type = 'chat_message'))`
+
+// checkInboxQuery is checkQuery that also says whether the message, of
+// seq $4, is free to deliver: no message of the agent's inbox (of skill $6,
+// or of all when it is empty) with a smaller seq is claimable (never
+// delivered, or delivered at $5 or before).
+const checkInboxQuery = `SELECT c.skill, NOT EXISTS (SELECT 1 FROM messages
+		WHERE agent_id = $3 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND (delivered_at IS NULL OR delivered_at <= $5) AND ($6 = '' OR skill = $6) AND seq < $4)
+	FROM channels c WHERE c.id = $2 AND c.agent_id = $3
+	AND ($1 IS NULL OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $1 AND r.channel_id = $2 AND r.type = 'chat_message'))`
+
+// valuesInsertQuery inserts a message checked already.
+const valuesInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+
+// checkThenInsert is insertMessage on an engine with one writer: it
+// checks m's channel and reply target, and whether m is free to deliver to
+// the inbox to, then inserts m.
+func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (ok, delivered bool, err error) {
+	var skill string
+	var free bool
+	if forInbox(m, to) {
+		err = s.write.QueryRowContext(ctx, checkInboxQuery, nullString(m.InReplyTo), m.ChannelID, m.AgentID,
+			m.Seq, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill).Scan(&skill, &free)
+	} else {
+		err = s.write.QueryRowContext(ctx, checkQuery, nullString(m.InReplyTo), m.ChannelID, m.AgentID).Scan(&skill)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	} else if err != nil {
+		return false, false, fmt.Errorf("post message %s: check its channel: %w", m.ID, err)
+	}
+	delivered = free && (to.Skill == "" || skill == to.Skill)
+	var deliveredAt any
+	attempts := 0
+	if delivered {
+		deliveredAt, attempts = micros(m.CreatedAt), 1
+	}
+	_, err = s.write.ExecContext(ctx, valuesInsertQuery, m.ID, m.Seq, m.ChannelID, m.AgentID, skill, string(m.Type),
+		nullString(m.InReplyTo), m.Sender, string(body), nullString(m.Tool), nullString(string(m.Arguments)),
+		micros(m.CreatedAt), deliveredAt, attempts)
+	if err != nil {
+		return false, false, s.insertError(m, err)
+	}
+	m.Skill = skill
 	return true, delivered, nil
 }
 
