@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest]:
+# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -22,6 +22,11 @@
 #     soon as it has its answer: the most calls/s), then, on SQLite, paced
 #     at --agent-rate calls/s in all (load --rate: the p50 at that offered
 #     load, a late call counting from when it was due);
+#     and, for reference, right before it, the same load on
+#     scripts/agentfloor (a middle process that hands each call to its
+#     worker process over an event stream and answers with the worker's
+#     reply, storing nothing: the floor of three processes and four
+#     loopback hops on this machine);
 #   - idle sessions: a fresh SQLite gateway, --idle sessions opened by
 #     `mcpgate load --idle` and its RSS from /proc, per session; then again
 #     on another fresh gateway with every session holding its GET stream
@@ -41,6 +46,8 @@
 # OLD=BINARY (with --only relay) also relays through a second gateway run
 # by that older binary, right after the new one (with OLD_FIRST=1 right
 # before it), and prints its row too.
+# --only agent measures only the agent round trip on SQLite, closed loop
+# and paced, with the floor right before it.
 # --only rest measures only the REST figure: the minimal relay, then the
 # gateway, ROUNDS times (default 3); with OLD=BINARY a gateway of that
 # binary runs beside the new one, each round measuring the relay, the new
@@ -58,7 +65,7 @@ while [ $# -gt 0 ]; do
     --agent-rate) agent_rate=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -68,6 +75,7 @@ source scripts/bench.sh "$sessions" "$duration" # $work, $bin, free_port, wait_p
 go build -o "$work/fixture" github.com/modelcontextprotocol/go-sdk/conformance/everything-server
 go build -o "$work/relay" ./scripts/relay
 go build -o "$work/forward" ./scripts/forward
+go build -o "$work/agentfloor" ./scripts/agentfloor
 
 # field NAME FILE prints the value of NAME=… on the file's summary line.
 field() { grep -o "$1=[0-9.]*" "$2" | tail -1 | cut -d= -f2; }
@@ -120,6 +128,66 @@ start_gateway() {
   done
   echo "$0: the gateway never knew user bench:" >&2; cat "$work/$1.err" >&2; return 1
 }
+
+# run_floor runs the agent legs' load, closed loop then paced, on
+# scripts/agentfloor and its worker, keeping the outputs in $work/floor
+# and $work/floor-paced.
+run_floor() {
+  "$work/agentfloor" 2>"$work/agentfloor.err" &
+  local mid=$! addr worker
+  addr=$(wait_addr $mid "$work/agentfloor.err")
+  "$work/agentfloor" -worker "http://$addr" -concurrency 16 2>"$work/agentfloor-worker.err" &
+  worker=$!
+  local args=(load --url "http://$addr/mcp" --key none --tool echo --args '{"message":"ping"}' --sessions 8
+    --requests $((8 * agent_calls)) --duration 50s --pid "$mid")
+  echo "== agent floor (scripts/agentfloor)" >&2
+  "$bin" "${args[@]}" | tee "$work/floor" >&2
+  "$bin" "${args[@]}" --rate "$agent_rate" | tee "$work/floor-paced" >&2
+  kill "$mid" "$worker"
+}
+# run_agent runs e2e's TestAgentLoad on the databases its pattern names,
+# splitting its summaries into $work/agent-sqlite[-paced] and
+# $work/agent-postgres.
+run_agent() {
+  echo "== agent (go test ./e2e -run TestAgentLoad)" >&2
+  MCPGATE_TEST_POSTGRES=$pg MCPGATE_AGENT_LOAD="8x$agent_calls" MCPGATE_AGENT_RATE=$agent_rate go test ./e2e -run "$1" -count=1 -v 2>&1 |
+    tee "$work/agent.log" | grep -E 'calls|latency|CPU|^(---|ok|FAIL)' >&2 || true
+  awk '/=== RUN +TestAgentLoad\/sqlite/ { f = "sqlite"; p = "" } /=== RUN +TestAgentLoad\/postgres/ { f = "postgres"; p = "" }
+    /paced at/ { p = "-paced" } /summary:/ { print > (dir "/agent-" f p) }' dir="$work" "$work/agent.log"
+}
+# agent_row DB prints the agent round trip's rows on DB.
+agent_row() {
+  if [ -s "$work/agent-$1" ]; then
+    printf '| agent round trip, %-8s, 8 sessions, closed loop | p50 %s µs, %s calls/s | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1" \
+      "$(field p50_us "$work/agent-$1")" "$(field calls_per_s "$work/agent-$1")"
+  else
+    printf '| agent round trip, %-8s | not run | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1"
+  fi
+  if [ -s "$work/agent-$1-paced" ]; then
+    printf '| agent round trip, %-8s, 8 sessions, %s calls/s offered | p50 %s µs, %s calls/s | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1" \
+      "$agent_rate" "$(field p50_us "$work/agent-$1-paced")" "$(field calls_per_s "$work/agent-$1-paced")"
+  fi
+}
+# floor_agent_rows prints the agent floor's rows, and the gateway's paced
+# p50 over the floor's.
+floor_agent_rows() {
+  echo "| agent floor (scripts/agentfloor: 3 processes, 4 hops, nothing stored), closed loop | p50 $(field p50_us "$work/floor") µs, $(field calls_per_s "$work/floor") calls/s | (reference) |"
+  echo "| agent floor, $agent_rate calls/s offered | p50 $(field p50_us "$work/floor-paced") µs | (reference) |"
+  if [ -s "$work/agent-sqlite-paced" ]; then
+    echo "| agent round trip, sqlite, $agent_rate calls/s offered: p50 / the floor's | $(ratio "$(field p50_us "$work/agent-sqlite-paced")" "$(field p50_us "$work/floor-paced")")× | (reference) |"
+  fi
+}
+if [ "$only" = agent ]; then
+  run_floor
+  run_agent '^TestAgentLoad$/sqlite'
+  echo
+  echo "issue 16 agent targets, $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "| figure | measured | target |"
+  echo "|---|---|---|"
+  agent_row sqlite
+  floor_agent_rows
+  exit 0
+fi
 
 # Backends: the demo REST API and the conformance fixture.
 "$bin" serve --demo --addr 127.0.0.1:0 --data-dir "$work/backend" >"$work/backend.out" 2>"$work/backend.err" &
@@ -269,26 +337,11 @@ echo "== idle, with GET streams" >&2
 "$bin" load --url "http://127.0.0.1:$gw_port/idle/mcp" --key "$gw_key" --idle "$idle" --streams --pid "$gw_pid" | tee "$work/streams.out" >&2
 kill "$gw_pid"
 
-echo "== agent (go test ./e2e -run TestAgentLoad)" >&2
-MCPGATE_TEST_POSTGRES=$pg MCPGATE_AGENT_LOAD="8x$agent_calls" MCPGATE_AGENT_RATE=$agent_rate go test ./e2e -run '^TestAgentLoad$' -count=1 -v 2>&1 |
-  tee "$work/agent.log" | grep -E 'calls|latency|CPU|^(---|ok|FAIL)' >&2 || true
-awk '/=== RUN +TestAgentLoad\/sqlite/ { f = "sqlite"; p = "" } /=== RUN +TestAgentLoad\/postgres/ { f = "postgres"; p = "" }
-  /paced at/ { p = "-paced" } /summary:/ { print > (dir "/agent-" f p) }' dir="$work" "$work/agent.log"
+run_floor
+run_agent '^TestAgentLoad$'
 
 # The table.
 g_cpu=$(field cpu_us_per_call "$work/rest") b_cpu=$(field cpu_us_per_call "$work/baseline")
-agent_row() {
-  if [ -s "$work/agent-$1" ]; then
-    printf '| agent round trip, %-8s, 8 sessions, closed loop | p50 %s µs, %s calls/s | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1" \
-      "$(field p50_us "$work/agent-$1")" "$(field calls_per_s "$work/agent-$1")"
-  else
-    printf '| agent round trip, %-8s | not run | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1"
-  fi
-  if [ -s "$work/agent-$1-paced" ]; then
-    printf '| agent round trip, %-8s, 8 sessions, %s calls/s offered | p50 %s µs, %s calls/s | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1" \
-      "$agent_rate" "$(field p50_us "$work/agent-$1-paced")" "$(field calls_per_s "$work/agent-$1-paced")"
-  fi
-}
 echo
 echo "issue 16 targets, $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| figure | measured | target |"
@@ -301,6 +354,7 @@ floor_rows
 echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_cpu" "$b_cpu")× ($g_cpu / $b_cpu µs) | ≤ 1.3× |"
 agent_row sqlite
 agent_row postgres
+floor_agent_rows
 echo "| idle sessions: gateway RSS per session ($idle on SQLite) | $(field rss_kib_per_session "$work/idle.out") KiB | ≤ 10 KiB |"
 echo "| idle sessions holding their GET streams: gateway RSS per session | $(field rss_kib_per_session "$work/streams.out") KiB | (≤ 10 KiB) |"
 echo "| tools/list, 1,000 tools, every page, one caller, p50 | $(field p50_us "$work/list") µs | < 1,000 µs |"
