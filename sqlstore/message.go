@@ -305,8 +305,9 @@ func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []by
 // inserted, in two statements, since no one writes between them. There an
 // INSERT whose SELECT reads the table it inserts into, or that returns
 // rows, has SQLite build an ephemeral table for each (the rows to insert,
-// the rows to return): the one statement cost about 22 µs where the two
-// cost about 14 (5,000 of each, in a loop on one connection).
+// the rows to return). Measured in loops of 5,000 deltas to one message,
+// on one connection: 38–50 µs a post for the two statements against
+// 45–76 µs for the one.
 
 // checkQuery returns the skill of channel $2 when it is of agent $3 and
 // $1, when not NULL, is a chat_message of it.
