@@ -90,8 +90,8 @@ func TestTwoProcesses(t *testing.T) {
 	}
 }
 
-// TestReopen checks that data survives closing and that opening a migrated
-// file migrates nothing.
+// TestReopen checks that data survives closing, that closing again does
+// nothing, and that opening a migrated file migrates nothing.
 func TestReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mcpgate.db")
@@ -105,6 +105,9 @@ func TestReopen(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("closing again: %v", err)
 	}
 	got, err := mustOpen(t, path).FindUserByName(ctx, "alice")
 	if err != nil {

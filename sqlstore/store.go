@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,9 @@ type Store struct {
 	unsettled atomic.Bool
 	// closers are closed by Close before the pools (OnClose).
 	closers []io.Closer
+	// closeOnce runs Close's work once; closeErr is its outcome.
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.
@@ -205,10 +209,17 @@ func (s *Store) OnClose(c io.Closer) {
 
 // Close closes the prepared statements and both pools. Inside a
 // transaction it does nothing: the transaction ends when Tx returns.
+// Closing again does nothing and returns the first Close's error.
 func (s *Store) Close() error {
 	if s.inTx {
 		return nil
 	}
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+// close is Close's work.
+func (s *Store) close() error {
 	s.settle() // commit what posts left open
 	var errs []error
 	for _, c := range s.closers {
