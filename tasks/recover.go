@@ -52,7 +52,7 @@ func (s *Service) beat(ctx context.Context, sweep bool) {
 	now := s.opts.Now()
 	if len(s.runningIDs()) > 0 {
 		if err := s.opts.Store.HeartbeatTasks(ctx, s.runner, now); err != nil {
-			s.opts.Logger.Warn("tasks: heartbeat", "err", err)
+			s.warn(ctx, "tasks: heartbeat", err)
 		}
 		s.cancelEnded(ctx)
 	}
@@ -67,7 +67,7 @@ func (s *Service) beat(ctx context.Context, sweep bool) {
 // sweep deletes expired tasks.
 func (s *Service) sweep(ctx context.Context, now time.Time) {
 	if n, err := s.opts.Store.DeleteExpiredTasks(ctx, now, sweepBatch); err != nil {
-		s.opts.Logger.Warn("tasks: sweep expired", "err", err)
+		s.warn(ctx, "tasks: sweep expired", err)
 	} else if n > 0 {
 		s.opts.Logger.Info("expired tasks removed", "count", n)
 	}
@@ -100,7 +100,7 @@ func (s *Service) runningIDs() []string {
 func (s *Service) failStale(ctx context.Context, before time.Time) {
 	failed, err := s.opts.Store.FailStaleTasks(ctx, before, s.runner, restarted, s.opts.Now())
 	if err != nil {
-		s.opts.Logger.Warn("tasks: fail the tasks of a gone process", "err", err)
+		s.warn(ctx, "tasks: fail the tasks of a gone process", err)
 		return
 	}
 	for _, t := range failed {
@@ -119,4 +119,14 @@ func (s *Service) owner(ctx context.Context, agentID string) string {
 		return ""
 	}
 	return a.OwnerID
+}
+
+// warn logs the failure of a background write, unless it failed because
+// ctx ended: the gateway is closing, and what the write missed is done
+// again after its next start (Recover) or at the next heartbeat.
+func (s *Service) warn(ctx context.Context, msg string, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	s.opts.Logger.Warn(msg, "err", err)
 }

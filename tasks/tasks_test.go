@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -191,6 +192,29 @@ func TestRecover(t *testing.T) {
 	}
 	if e := rec.lastEvent(t); e.Type != mcpgate.EventTaskFailed || !strings.Contains(string(e.Data), restarted) {
 		t.Errorf("event = %s %s", e.Type, e.Data)
+	}
+}
+
+// TestRecoverQuietWhenClosing: a recovery cut short because the gateway
+// is closing (its context ended) logs no warning; one that fails while
+// the context lives does.
+func TestRecoverQuietWhenClosing(t *testing.T) {
+	var log strings.Builder
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	store := openStore(t)
+	s, _ := newService(t, store, &fakeCalls{}, Options{Logger: logger})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.Recover(ctx)
+	if log.Len() != 0 {
+		t.Errorf("a recovery cut short by closing logged %q", log.String())
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Recover(context.Background())
+	if !strings.Contains(log.String(), "fail the tasks of a gone process") {
+		t.Errorf("a failed recovery logged %q, want its warning", log.String())
 	}
 }
 
