@@ -26,11 +26,11 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
+
+	"github.com/mcpgate/mcpgate/scripts/internal/stick"
 )
 
 func main() {
@@ -40,12 +40,10 @@ func main() {
 	if *worker != "" {
 		log.Fatal(work(context.Background(), *worker, *concurrency))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := stick.Listen()
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The same line mcpgate logs, so scripts/bench.sh finds the address.
-	fmt.Fprintf(os.Stderr, "msg=\"mcpgate listening\" addr=%s\n", ln.Addr())
 	log.Fatal(http.Serve(ln, newMiddle()))
 }
 
@@ -89,28 +87,9 @@ func (m *middle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// message is the part of a JSON-RPC request the middle reads.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"params"`
-}
-
 // serveMCP answers initialize and tools/call, and accepts notifications.
 func (m *middle) serveMCP(w http.ResponseWriter, r *http.Request) {
-	var msg message
-	if err := json.NewDecoder(r.Body).Decode(&msg); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	switch msg.Method {
-	case "initialize":
-		w.Header().Set("Mcp-Session-Id", "floor")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, msg.ID)
-	case "tools/call":
+	stick.Serve(w, r, "floor", func(w http.ResponseWriter, msg *stick.Message) {
 		text, err := m.call(r.Context(), msg.Params.Arguments)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -118,9 +97,7 @@ func (m *middle) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		quoted, _ := json.Marshal(text)
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}]}}`, msg.ID, quoted)
-	default:
-		w.WriteHeader(http.StatusAccepted)
-	}
+	})
 }
 
 // call hands args to a worker and returns its reply, or ctx's error when

@@ -8,23 +8,22 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"log"
 	"net"
 	"os"
+
+	"github.com/mcpgate/mcpgate/scripts/internal/stick"
 )
 
 func main() {
 	if len(os.Args) != 2 {
 		log.Fatal("usage: forward UPSTREAM_HOST:PORT")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := stick.Listen()
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The same line mcpgate logs, so scripts/bench.sh finds the address.
-	fmt.Fprintf(os.Stderr, "msg=\"mcpgate listening\" addr=%s\n", ln.Addr())
 	for {
 		c, err := ln.Accept()
 		if err != nil {

@@ -12,21 +12,20 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
+
+	"github.com/mcpgate/mcpgate/scripts/internal/stick"
 )
 
 func main() {
 	if len(os.Args) != 2 {
 		log.Fatal("usage: relay BACKEND_URL")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := stick.Listen()
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The same line mcpgate logs, so scripts/load.sh finds the address.
-	fmt.Fprintf(os.Stderr, "msg=\"mcpgate listening\" addr=%s\n", ln.Addr())
 	r := &relay{backend: os.Args[1], client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	log.Fatal(http.Serve(ln, r))
 }
@@ -37,37 +36,13 @@ type relay struct {
 	client  *http.Client
 }
 
-// message is the part of a JSON-RPC request the relay reads.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"params"`
-}
-
 // ServeHTTP answers initialize and tools/call, and accepts notifications.
 func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var msg message
-	if err := json.Unmarshal(body, &msg); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	switch msg.Method {
-	case "initialize":
-		w.Header().Set("Mcp-Session-Id", "relay")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, msg.ID)
-	case "tools/call":
-		rl.call(w, &msg)
-	default:
-		w.WriteHeader(http.StatusAccepted)
-	}
+	stick.Serve(w, r, "relay", rl.call)
 }
 
 // call posts the arguments to the backend and wraps its answer.
-func (rl *relay) call(w http.ResponseWriter, msg *message) {
+func (rl *relay) call(w http.ResponseWriter, msg *stick.Message) {
 	resp, err := rl.client.Post(rl.backend, "application/json", bytes.NewReader(msg.Params.Arguments))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
