@@ -3,6 +3,7 @@ package bus_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mcpgate/mcpgate"
@@ -54,5 +55,42 @@ func TestAskAnsweredBeforeCommit(t *testing.T) {
 		if err := <-posted; !errors.Is(err, commitErr) {
 			t.Errorf("the reply's post returned %v, want the commit's %v", err, commitErr)
 		}
+	}
+}
+
+// droppingStore hands each reply posted through PostReplyHanded over, then
+// fails its commit: the reply is not stored.
+type droppingStore struct {
+	*sqlstore.Store
+}
+
+func (droppingStore) PostReplyHanded(_ context.Context, _ *mcpgate.Message, hand func()) error {
+	hand()
+	return errors.New("disk full")
+}
+
+// TestAskReplyLostAfterHandover: a call that had deltas reads its final
+// reply from the store; when that reply was handed over and then lost in
+// a failed commit, the call ends with the commit's error instead of
+// waiting for a reply the store does not have.
+func TestAskReplyLostAfterHandover(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	b := mustBus(t, droppingStore{mustSQLite(t)}, nil)
+	m := chat("ping")
+	posted := make(chan error, 1)
+	_, err := b.Ask(ctx, m, func() {
+		go func() {
+			if err := b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReplyDelta, InReplyTo: m.ID, Sender: "agent:weather"}); err != nil {
+				t.Error(err)
+			}
+			posted <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather"})
+		}()
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("Ask returned %v, want the commit's error", err)
+	}
+	if err := <-posted; err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("the reply's post returned %v, want the commit's error", err)
 	}
 }

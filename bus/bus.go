@@ -14,6 +14,7 @@ package bus
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -198,8 +199,9 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 // its client while the commit runs; it returns once m is committed. Other
 // waiters on the channel are woken at the handover too: a read of
 // messages commits what is open first, so they find m. A reply handed
-// over and then lost in a failed commit is logged: its call may have
-// answered with it.
+// over and then lost in a failed commit is logged, and ends its call with
+// the error unless the call answered with it already (a call that had
+// deltas reads its reply from the store, which does not have it).
 func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	handed := false
 	err := b.handing.PostReplyHanded(ctx, m, func() {
@@ -213,6 +215,8 @@ func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	if err != nil {
 		if handed {
 			b.logger.Error("bus: a reply handed to its call was not stored", "message", m.ID, "err", err)
+			a.fail(fmt.Errorf("store the reply: %w", err))
+			b.hub.signal(replyTopic(m.ChannelID))
 		}
 		return err
 	}

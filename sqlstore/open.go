@@ -114,11 +114,14 @@ func (s *Store) openTx() (*openTx, error) {
 func (s *Store) endOpen(end func() error, cause error) error {
 	o := s.open
 	s.open = nil
-	s.unsettled.Store(false)
 	if o.flush != nil {
 		o.flush.Stop()
 	}
 	err := end()
+	// Only once it ended: a reader that finds the flag set until then
+	// waits for this batch (settle), and one that finds it clear reads
+	// what the transaction committed.
+	s.unsettled.Store(false)
 	s.prepareMissed(context.Background(), o.missed)
 	if cause == nil && err != nil {
 		cause = fmt.Errorf("commit: %w", err)

@@ -275,3 +275,41 @@ func TestWaitCommitted(t *testing.T) {
 		t.Fatalf("waiting after another post's failed commit returned %v, want the error lost was told", err)
 	}
 }
+
+// TestSettleWaitsForCommitInProgress: a read that settles while the open
+// transaction is being committed waits for that commit, rather than read
+// before it: a post that returned early may already have woken its reader
+// (a reply handed to its call), which must then find it.
+func TestSettleWaitsForCommitInProgress(t *testing.T) {
+	s, other := mustOpenStore(t, time.Hour)
+	if err := post(s, "early", true, make(chan error, 1)); err != nil {
+		t.Fatal(err)
+	}
+	committing, release := make(chan struct{}), make(chan struct{})
+	commit := s.open.commit
+	s.open.commit = func() error {
+		close(committing)
+		<-release
+		return commit()
+	}
+	go s.flushOpen()
+	<-committing
+	seen := make(chan int, 1)
+	go func() {
+		s.settle()
+		var n int
+		if err := other.QueryRow(`SELECT COUNT(*) FROM t`).Scan(&n); err != nil {
+			n = -1
+		}
+		seen <- n
+	}()
+	select {
+	case n := <-seen:
+		t.Fatalf("settle returned during the commit, seeing %d rows", n)
+	case <-time.After(200 * time.Millisecond): // settle waits, as it should
+	}
+	close(release)
+	if n := <-seen; n != 1 {
+		t.Errorf("settle returned, seeing %d rows; want the early post's", n)
+	}
+}
