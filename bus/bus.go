@@ -215,8 +215,7 @@ func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	if err != nil {
 		if handed {
 			b.logger.Error("bus: a reply handed to its call was not stored", "message", m.ID, "err", err)
-			a.fail(fmt.Errorf("store the reply: %w", err))
-			b.hub.signal(replyTopic(m.ChannelID))
+			b.endCall(a, m.ChannelID, fmt.Errorf("store the reply: %w", err))
 		}
 		return err
 	}

@@ -239,9 +239,15 @@ func (b *Bus) postDeliveredTo(ctx context.Context, t *taker, m *mcpgate.Message)
 func (b *Bus) lost(m *mcpgate.Message, err error) {
 	b.logger.Error("bus: a message handed to a worker was not stored", "message", m.ID, "err", err)
 	if a := b.askers.find(m.ID); a != nil {
-		a.fail(fmt.Errorf("store the message for the agent: %w", err))
-		b.hub.signal(replyTopic(m.ChannelID))
+		b.endCall(a, m.ChannelID, fmt.Errorf("store the message for the agent: %w", err))
 	}
+}
+
+// endCall ends the call a, waiting for replies on the channel, with err,
+// and wakes it to return it.
+func (b *Bus) endCall(a *asker, channelID string, err error) {
+	a.fail(err)
+	b.hub.signal(replyTopic(channelID))
 }
 
 // postAndWake stores m and wakes the agent's inbox streams.

@@ -309,10 +309,13 @@ func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []by
 // on one connection: 38–50 µs a post for the two statements against
 // 45–76 µs for the one.
 
-// checkQuery returns the skill of channel $2 when it is of agent $3 and
-// $1, when not NULL, is a chat_message of it.
-const checkQuery = `SELECT c.skill FROM channels c WHERE c.id = $2 AND c.agent_id = $3
+// checkedChannel is the channel row c of the check queries: channel $2
+// when it is of agent $3 and $1, when not NULL, is a chat_message of it.
+const checkedChannel = ` FROM channels c WHERE c.id = $2 AND c.agent_id = $3
 	AND ($1 IS NULL OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $1 AND r.channel_id = $2 AND r.type = 'chat_message'))`
+
+// checkQuery returns the skill of the checked channel.
+const checkQuery = `SELECT c.skill` + checkedChannel
 
 // checkInboxQuery is checkQuery that also says whether the message, of
 // seq $4, is free to deliver: no message of the agent's inbox (of skill $6,
@@ -320,9 +323,7 @@ const checkQuery = `SELECT c.skill FROM channels c WHERE c.id = $2 AND c.agent_i
 // delivered, or delivered at $5 or before).
 const checkInboxQuery = `SELECT c.skill, NOT EXISTS (SELECT 1 FROM messages
 		WHERE agent_id = $3 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $5) AND ($6 = '' OR skill = $6) AND seq < $4)
-	FROM channels c WHERE c.id = $2 AND c.agent_id = $3
-	AND ($1 IS NULL OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $1 AND r.channel_id = $2 AND r.type = 'chat_message'))`
+		AND (delivered_at IS NULL OR delivered_at <= $5) AND ($6 = '' OR skill = $6) AND seq < $4)` + checkedChannel
 
 // valuesInsertQuery inserts a message checked already.
 const valuesInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)

@@ -170,6 +170,13 @@ func mustDeferredKey(t *testing.T, s *Store) {
 	}
 }
 
+// orphan inserts a row of mustDeferredKey's table c without its row of
+// p: it runs, then fails its transaction's commit.
+func orphan(tx *Store) error {
+	_, err := tx.write.ExecContext(context.Background(), `INSERT INTO c (pid) VALUES (42)`)
+	return err
+}
+
 // TestEarlyPostLost: when the open transaction fails to commit, the posts
 // that returned early are told, the post that committed it gets the
 // error, and the store goes on.
@@ -178,10 +185,6 @@ func TestEarlyPostLost(t *testing.T) {
 	ctx := context.Background()
 	mustDeferredKey(t, s)
 	lost := make(chan error, 2)
-	orphan := func(tx *Store) error { // fails only at the commit
-		_, err := tx.write.ExecContext(ctx, `INSERT INTO c (pid) VALUES (42)`)
-		return err
-	}
 	if err := s.runGroup(ctx, &groupOp{fn: orphan, lost: func(err error) { lost <- err }}); err != nil {
 		t.Fatal(err)
 	}
@@ -258,10 +261,6 @@ func TestWaitCommitted(t *testing.T) {
 	}
 
 	mustDeferredKey(t, s)
-	orphan := func(tx *Store) error { // fails only at the commit
-		_, err := tx.write.ExecContext(ctx, `INSERT INTO c (pid) VALUES (42)`)
-		return err
-	}
 	early(orphan)
 	if err := s.waitCommitted(ctx, &lost); err == nil || lost.Load() == nil {
 		t.Fatalf("waiting for a failing commit returned %v (lost told: %v), want its error", err, lost.Load() != nil)
