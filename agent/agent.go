@@ -194,11 +194,13 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 	defer cancelTimeout()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	stop := func() bool { return false }
+	defer func() { stop() }()
 	posted := func() {
 		if signer != nil {
 			go b.push(ctx, cancel, call.Skill, msg, signer)
 		} else {
-			go b.watch(ctx, cancel, call)
+			stop = b.watch(ctx, cancel, call)
 		}
 	}
 	var n float64
@@ -214,24 +216,32 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 
 // watch ends the call with errOffline as the cause once no worker of the
 // agent's skill is online on any replica: the wait would be for nothing.
-// It asks every PresenceCheck until ctx ends, and when the answer is no,
-// asks once more half a PresenceCheck later, so that a worker whose stream
-// is reconnecting (agentkit's first retry waits 250 ms) is not taken for
-// gone. A failure to ask is no answer; the next check asks again.
-func (b *Backend) watch(ctx context.Context, cancel context.CancelCauseFunc, call *mcpgate.Call) {
-	t := time.NewTicker(b.opts.PresenceCheck)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+// It asks every PresenceCheck until ctx ends or stop is called, and when
+// the answer is no, asks once more half a PresenceCheck later, so that a
+// worker whose stream is reconnecting (agentkit's first retry waits
+// 250 ms) is not taken for gone. A failure to ask is no answer; the next
+// check asks again. The checks run on a timer rather than a goroutine of
+// the call's: most calls end long before their first check, and a
+// goroutine started and woken for each would cost more than the call's
+// other work on the gateway's side (two thread wake-ups a call).
+func (b *Backend) watch(ctx context.Context, cancel context.CancelCauseFunc, call *mcpgate.Call) (stop func() bool) {
+	// Made stopped, then set going, so that check sees t assigned.
+	var t *time.Timer
+	check := func() {
+		if ctx.Err() != nil {
 			return
-		case <-t.C:
 		}
 		if b.gone(ctx, call) && mcpgate.Sleep(ctx, b.opts.PresenceCheck/2) && b.gone(ctx, call) {
 			cancel(errOffline)
 			return
 		}
+		if ctx.Err() == nil {
+			t.Reset(b.opts.PresenceCheck)
+		}
 	}
+	t = time.AfterFunc(time.Hour, check)
+	t.Reset(b.opts.PresenceCheck)
+	return t.Stop
 }
 
 // gone reports whether the bus says for sure that no worker of the call's

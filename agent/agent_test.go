@@ -364,3 +364,25 @@ func TestWorkerReconnectingIsNotGone(t *testing.T) {
 		t.Fatalf("CallTool = %+v, %v; want the reply", got.res, got.err)
 	}
 }
+
+// A call that ended checks presence no more: its watch is stopped.
+func TestEndedCallStopsWatching(t *testing.T) {
+	bus := newFakeBus()
+	b := New(&Options{Bus: bus, Channels: bus, PresenceCheck: 5 * time.Millisecond})
+	done := start(b, context.Background(), chatCall(testSkill(), `{"message":"quick"}`, "", alice))
+	chat := bus.wait(t, isChatTo("quick"))
+	for deadline := time.Now().Add(10 * time.Second); bus.checkCount() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiting call does not check presence")
+		}
+	}
+	mustPost(t, bus, chat, mcpgate.MessageReply, mcpgate.MessageBody{Text: "done"})
+	if got := <-done; got.err != nil || text(got.res) != "done" {
+		t.Fatalf("CallTool = %+v, %v; want the reply", got.res, got.err)
+	}
+	ended := bus.checkCount()
+	time.Sleep(40 * time.Millisecond)
+	if n := bus.checkCount(); n != ended {
+		t.Errorf("%d presence checks after the call ended", n-ended)
+	}
+}

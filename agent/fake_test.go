@@ -70,6 +70,13 @@ func (f *fakeBus) Online(context.Context, string, string) (bool, error) {
 	return f.online, nil
 }
 
+// checkCount returns how many presence checks were made.
+func (f *fakeBus) checkCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.checks
+}
+
 func (f *fakeBus) Post(_ context.Context, m *mcpgate.Message) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -55,7 +55,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-duration=3s sessions=4 idle=10000 agent_calls=500 agent_rate=2000 pg=${MCPGATE_TEST_POSTGRES:-} only=
+duration=3s sessions=4 idle=10000 agent_calls=1500 agent_rate=2000 pg=${MCPGATE_TEST_POSTGRES:-} only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2 ;;
