@@ -8,9 +8,10 @@ import (
 )
 
 // Answers in process. A call waiting in Ask registers its message here; a
-// final reply to it posted on this replica is handed to it once stored,
-// so that the call need not read the reply back from the store (the store
-// keeps it as the durable record). Only a bus without a Broker hands
+// final reply to it posted on this replica is handed to it before it is
+// stored when the store is bound to take it (asker.claim), else once its
+// statements ran, so that the call need not read the reply back from the
+// store (the store keeps it as the durable record). Only a bus without a Broker hands
 // replies over: then every message is posted through this Bus (a post
 // elsewhere would wake no waiter here either), so a call that was handed
 // its final reply and saw no delta to its message posted knows there is
@@ -19,9 +20,16 @@ import (
 
 // asker is one waiting call's slot for its final reply.
 type asker struct {
+	// channelID, agentID and skill are those of the message the call
+	// waits on, as its poster named them, and chat whether it is a
+	// chat_message: what a reply must match to be handed over before it
+	// is stored, and what the store would give it (claim).
+	channelID, agentID, skill string
+	chat                      bool
+
 	mu     sync.Mutex
 	deltas bool             // a delta to the message was posted here
-	final  *mcpgate.Message // the final reply, once stored
+	final  *mcpgate.Message // the final reply, once stored or claimed
 	err    error            // the message was not stored after all (Bus.lost)
 }
 
@@ -31,15 +39,15 @@ type askers struct {
 	byID map[string]*asker
 }
 
-// add registers a waiting call for the replies to msgID.
-func (as *askers) add(msgID string) *asker {
-	a := &asker{}
+// add registers a waiting call for the replies to m.
+func (as *askers) add(m *mcpgate.Message) *asker {
+	a := &asker{channelID: m.ChannelID, agentID: m.AgentID, skill: m.Skill, chat: m.Type == mcpgate.MessageChat}
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	if as.byID == nil {
 		as.byID = map[string]*asker{}
 	}
-	as.byID[msgID] = a
+	as.byID[m.ID] = a
 	return a
 }
 
@@ -71,6 +79,29 @@ func (a *asker) give(m *mcpgate.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.final = m
+}
+
+// answers reports whether the store is bound to take the final reply m
+// to the call: m answers a chat_message whose poster named its agent and
+// skill, on its channel, from its agent (or from no agent named, which
+// the store takes from the channel).
+func (a *asker) answers(m *mcpgate.Message) bool {
+	return a.chat && a.agentID != "" && a.skill != "" && m.ChannelID == a.channelID &&
+		(m.AgentID == "" || m.AgentID == a.agentID)
+}
+
+// claim hands over c, a final reply that answers (see answers), before it
+// is stored, unless the call has a final reply already (the store would
+// refuse a second one) or a delta (such a call reads its replies from the
+// store); it reports whether it did.
+func (a *asker) claim(c *mcpgate.Message) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.deltas || a.final != nil {
+		return false
+	}
+	a.final = c
+	return true
 }
 
 // fail ends the call with err.

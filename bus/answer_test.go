@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/sqlstore"
 )
@@ -92,5 +95,94 @@ func TestAskReplyLostAfterHandover(t *testing.T) {
 	}
 	if err := <-posted; err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("the reply's post returned %v, want the commit's error", err)
+	}
+}
+
+// holdingStore holds each reply posted through PostReplyHanded before it
+// runs its statements, until its test sends nil (then it stores the
+// reply) or the error the post returns instead.
+type holdingStore struct {
+	*sqlstore.Store
+	release chan error
+}
+
+func (s *holdingStore) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	if err := <-s.release; err != nil {
+		return err
+	}
+	return s.Store.PostReplyHanded(ctx, m, hand)
+}
+
+// TestAskAnsweredBeforeStored: the final reply to a chat_message whose
+// poster named its agent and skill, posted on its channel by its agent,
+// reaches the waiting call before the store has run its statements; the
+// call's copy is the stored reply but for its seq, which only the store
+// gives. The reply's post returns what storing it returned.
+func TestAskAnsweredBeforeStored(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := &holdingStore{Store: mustSQLite(t), release: make(chan error)}
+	b := mustBus(t, s, nil)
+	for _, storeErr := range []error{nil, errors.New("disk full")} {
+		m := chat("ping")
+		posted := make(chan error, 1)
+		reply, err := b.Ask(ctx, m, func() {
+			go func() {
+				posted <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, AgentID: m.AgentID, Type: mcpgate.MessageReply,
+					InReplyTo: m.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}})
+			}()
+		}, nil)
+		must(t, err)
+		if reply.Body.Text != "pong" || reply.InReplyTo != m.ID {
+			t.Errorf("Ask = %q to %s, want pong to %s", reply.Body.Text, reply.InReplyTo, m.ID)
+		}
+		s.release <- storeErr
+		if err := <-posted; !errors.Is(err, storeErr) {
+			t.Errorf("the reply's post returned %v, want %v", err, storeErr)
+		}
+		if storeErr != nil {
+			continue
+		}
+		stored, err := s.FindReply(ctx, m.ID)
+		must(t, err)
+		if diff := cmp.Diff(stored, reply, cmpopts.IgnoreFields(mcpgate.Message{}, "Seq")); diff != "" {
+			t.Errorf("the handed reply differs from the stored one (-stored +got):\n%s", diff)
+		}
+	}
+}
+
+// TestAskNotClaimedByOthers: a final reply that names the call's message
+// but comes from another agent, or on another channel, is not handed to
+// the call before the store checked it (the store refuses it); the call
+// gets its own agent's reply.
+func TestAskNotClaimedByOthers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := mustSQLite(t)
+	must(t, s.CreateChannel(ctx, &mcpgate.Channel{ID: "ch-2", AgentID: "weather", Skill: "chat", Owner: "user:u"}))
+	b := mustBus(t, s, nil)
+	m := chat("ping")
+	var answered sync.WaitGroup
+	reply, err := b.Ask(ctx, m, func() {
+		answered.Go(func() {
+			for _, r := range []*mcpgate.Message{
+				{ChannelID: m.ChannelID, AgentID: "intruder", Body: mcpgate.MessageBody{Text: "from another agent"}},
+				{ChannelID: "ch-2", AgentID: m.AgentID, Body: mcpgate.MessageBody{Text: "on another channel"}},
+			} {
+				r.Type, r.InReplyTo, r.Sender = mcpgate.MessageReply, m.ID, "agent:x"
+				if err := b.Post(ctx, r); err == nil {
+					t.Errorf("the store took the reply %q", r.Body.Text)
+				}
+			}
+			if err := b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, AgentID: m.AgentID, Type: mcpgate.MessageReply,
+				InReplyTo: m.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}}); err != nil {
+				t.Error(err)
+			}
+		})
+	}, nil)
+	answered.Wait()
+	must(t, err)
+	if reply.Body.Text != "pong" {
+		t.Errorf("Ask = %q, want pong", reply.Body.Text)
 	}
 }

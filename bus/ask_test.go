@@ -98,15 +98,17 @@ func TestAskHandedBody(t *testing.T) {
 	s := mustSQLite(t)
 	b := mustBus(t, s, nil)
 	m := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u1"}
+	var answered sync.WaitGroup
 	posted := func() {
-		go func() {
+		answered.Go(func() {
 			r := &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather",
 				Body: mcpgate.MessageBody{Data: json.RawMessage(`{ "a" : [1, 2] }`), Parts: []mcpgate.Content{}}}
 			must(t, b.Post(context.Background(), r))
-		}()
+		})
 	}
 	reply, err := b.Ask(ctx, m, posted, nil)
 	must(t, err)
+	answered.Wait()
 	stored, err := s.FindReply(ctx, m.ID)
 	must(t, err)
 	if diff := cmp.Diff(stored, reply); diff != "" || string(reply.Body.Data) != `{"a":[1,2]}` {

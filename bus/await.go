@@ -41,7 +41,7 @@ func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelt
 		if madeID {
 			m.ID = mcpgate.NewOrderedID("msg_", time.Now()) // to wait under before it is posted
 		}
-		a = b.askers.add(m.ID)
+		a = b.askers.add(m)
 		defer b.askers.remove(m.ID)
 	}
 	if err := b.Post(ctx, m); err != nil {

@@ -195,19 +195,24 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 }
 
 // answer stores m, the final reply the call a waits for, handing it to a
-// before its transaction commits (HandingStore), so that the call answers
-// its client while the commit runs; it returns once m is committed. Other
-// waiters on the channel are woken at the handover too: a read of
-// messages commits what is open first, so they find m. A reply handed
-// over and then lost in a failed commit is logged, and ends its call with
-// the error unless the call answered with it already (a call that had
-// deltas reads its reply from the store, which does not have it).
+// before it is stored when a's claim says the store is bound to take it,
+// and otherwise before its transaction commits (HandingStore), so that
+// the call answers its client while the store works; it returns once m
+// is committed. Other waiters on the channel are woken once m's
+// statements ran: a read of messages commits what is open first, so they
+// find m. A reply handed over and then lost (its statements or its commit
+// failed) is logged, and ends its call with the error unless the call
+// answered with it already (a call that had deltas reads its reply from
+// the store, which does not have it).
 func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
-	handed := false
+	handed := b.claim(ctx, m, a)
 	err := b.handing.PostReplyHanded(ctx, m, func() {
+		b.signal(ctx, replyTopic(m.ChannelID))
+		if handed {
+			return // woken when claimed
+		}
 		handed = true
 		b.give(a, m)
-		b.signal(ctx, replyTopic(m.ChannelID))
 		// The call is ready on this thread's queue: run it now, rather
 		// than after the commit or once another thread wakes to steal it.
 		runtime.Gosched()
@@ -221,6 +226,36 @@ func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	}
 	b.takers.ack(m.AgentID, m.InReplyTo)
 	return nil
+}
+
+// claim hands the final reply m to the call a before m is stored, when
+// a.claim takes it, and wakes the call; it reports whether it did. The
+// call then answers while m's statements run: on this VM they were about
+// a tenth of the round trip, on its critical path.
+func (b *Bus) claim(ctx context.Context, m *mcpgate.Message, a *asker) bool {
+	if !a.answers(m) {
+		return false
+	}
+	// What the store would set, so that the call's copy has it too.
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.UnixMicro(time.Now().UnixMicro()).UTC()
+	}
+	if m.ID == "" {
+		m.ID = mcpgate.NewOrderedID("msg_", m.CreatedAt)
+	}
+	if m.AgentID == "" {
+		m.AgentID = a.agentID
+	}
+	c, err := handed(m)
+	if err == nil {
+		c.Skill = a.skill // the channel's, which the store gives m
+	}
+	if err != nil || !a.claim(c) {
+		return false // a body that cannot be copied is the store's to refuse
+	}
+	b.signal(ctx, replyTopic(m.ChannelID))
+	runtime.Gosched()
+	return true
 }
 
 // asker returns the call of this replica waiting in Ask for m, a reply,
