@@ -222,8 +222,8 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 // 250 ms) is not taken for gone. A failure to ask is no answer; the next
 // check asks again. The checks run on a timer rather than a goroutine of
 // the call's: most calls end long before their first check, and a
-// goroutine started and woken for each would cost more than the call's
-// other work on the gateway's side (two thread wake-ups a call).
+// goroutine and a ticker for each cost a goroutine started and woken a
+// call, for checks that most calls never make.
 func (b *Backend) watch(ctx context.Context, cancel context.CancelCauseFunc, call *mcpgate.Call) (stop func() bool) {
 	// Made stopped, then set going, so that check sees t assigned.
 	var t *time.Timer

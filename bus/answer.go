@@ -11,11 +11,11 @@ import (
 // final reply to it posted on this replica is handed to it before it is
 // stored when the store is bound to take it (asker.claim), else once its
 // statements ran, so that the call need not read the reply back from the
-// store (the store keeps it as the durable record). Only a bus without a Broker hands
-// replies over: then every message is posted through this Bus (a post
-// elsewhere would wake no waiter here either), so a call that was handed
-// its final reply and saw no delta to its message posted knows there is
-// nothing else to read. A delta, or a Broker, sends the call to the store
+// store (the store keeps it as the durable record). Only a bus without a
+// Broker hands replies over: then every message is posted through this
+// Bus (a post elsewhere would wake no waiter here either), so a call that
+// was handed its final reply and saw no delta to its message posted knows
+// there is nothing else to read. A delta, or a Broker, sends the call to the store
 // as before, which delivers the deltas in seq order.
 
 // asker is one waiting call's slot for its final reply.

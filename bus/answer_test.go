@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/sqlstore"
 )
 
@@ -37,18 +38,10 @@ func TestAskAnsweredBeforeCommit(t *testing.T) {
 	s := &slowCommitStore{Store: mustSQLite(t), commit: make(chan error)}
 	b := mustBus(t, s, nil)
 	for _, commitErr := range []error{nil, errors.New("disk full")} {
-		m := chat("ping")
-		posted := make(chan error, 1)
-		reply, err := b.Ask(ctx, m, func() {
-			go func() {
-				posted <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID,
-					Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}})
-			}()
-		}, nil)
-		must(t, err)
-		if reply.Body.Text != "pong" || reply.InReplyTo != m.ID {
-			t.Errorf("Ask = %q to %s, want pong to %s", reply.Body.Text, reply.InReplyTo, m.ID)
-		}
+		// Its poster names no agent: the bus hands the reply over only
+		// once the store ran its statements (claim: TestAskAnsweredBeforeStored).
+		m := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u", Body: mcpgate.MessageBody{Text: "ping"}}
+		_, posted := askPong(ctx, t, b, m)
 		select {
 		case err := <-posted:
 			t.Fatalf("the reply's post returned (%v) before its commit ended", err)
@@ -59,6 +52,26 @@ func TestAskAnsweredBeforeCommit(t *testing.T) {
 			t.Errorf("the reply's post returned %v, want the commit's %v", err, commitErr)
 		}
 	}
+}
+
+// askPong asks m and answers it with a final reply "pong" from m's agent
+// (the one its poster named, if any), posted in another goroutine; it
+// returns the reply Ask returned, and the channel that receives what the
+// reply's post returned.
+func askPong(ctx context.Context, t *testing.T, b *bus.Bus, m *mcpgate.Message) (*mcpgate.Message, <-chan error) {
+	t.Helper()
+	posted := make(chan error, 1)
+	reply, err := b.Ask(ctx, m, func() {
+		go func() {
+			posted <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, AgentID: m.AgentID, Type: mcpgate.MessageReply,
+				InReplyTo: m.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}})
+		}()
+	}, nil)
+	must(t, err)
+	if reply.Body.Text != "pong" || reply.InReplyTo != m.ID {
+		t.Errorf("Ask = %q to %s, want pong to %s", reply.Body.Text, reply.InReplyTo, m.ID)
+	}
+	return reply, posted
 }
 
 // droppingStore hands each reply posted through PostReplyHanded over, then
@@ -125,17 +138,7 @@ func TestAskAnsweredBeforeStored(t *testing.T) {
 	b := mustBus(t, s, nil)
 	for _, storeErr := range []error{nil, errors.New("disk full")} {
 		m := chat("ping")
-		posted := make(chan error, 1)
-		reply, err := b.Ask(ctx, m, func() {
-			go func() {
-				posted <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, AgentID: m.AgentID, Type: mcpgate.MessageReply,
-					InReplyTo: m.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}})
-			}()
-		}, nil)
-		must(t, err)
-		if reply.Body.Text != "pong" || reply.InReplyTo != m.ID {
-			t.Errorf("Ask = %q to %s, want pong to %s", reply.Body.Text, reply.InReplyTo, m.ID)
-		}
+		reply, posted := askPong(ctx, t, b, m)
 		s.release <- storeErr
 		if err := <-posted; !errors.Is(err, storeErr) {
 			t.Errorf("the reply's post returned %v, want %v", err, storeErr)

@@ -207,15 +207,13 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	handed := b.claim(ctx, m, a)
 	err := b.handing.PostReplyHanded(ctx, m, func() {
-		b.signal(ctx, replyTopic(m.ChannelID))
-		if handed {
-			return // woken when claimed
+		if handed { // the call has it: wake the channel's other waiters
+			b.signal(ctx, replyTopic(m.ChannelID))
+			return
 		}
 		handed = true
 		b.give(a, m)
-		// The call is ready on this thread's queue: run it now, rather
-		// than after the commit or once another thread wakes to steal it.
-		runtime.Gosched()
+		b.wake(ctx, m)
 	})
 	if err != nil {
 		if handed {
@@ -247,15 +245,24 @@ func (b *Bus) claim(ctx context.Context, m *mcpgate.Message, a *asker) bool {
 		m.AgentID = a.agentID
 	}
 	c, err := handed(m)
-	if err == nil {
-		c.Skill = a.skill // the channel's, which the store gives m
-	}
-	if err != nil || !a.claim(c) {
+	if err != nil {
 		return false // a body that cannot be copied is the store's to refuse
 	}
+	c.Skill = a.skill // the asked message's, its channel's: what the store gives m
+	if !a.claim(c) {
+		return false
+	}
+	b.wake(ctx, m)
+	return true
+}
+
+// wake wakes the call handed its final reply m, and lets it run on this
+// thread at once: it is ready on this thread's queue, and would otherwise
+// wait until this goroutine blocks (on the store) or another thread wakes
+// to steal it.
+func (b *Bus) wake(ctx context.Context, m *mcpgate.Message) {
 	b.signal(ctx, replyTopic(m.ChannelID))
 	runtime.Gosched()
-	return true
 }
 
 // asker returns the call of this replica waiting in Ask for m, a reply,
