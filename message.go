@@ -72,6 +72,20 @@ type Message struct {
 	CreatedAt time.Time    `json:"created_at"`
 }
 
+// Stamp gives m the time and ID it is stored with when they are unset:
+// CreatedAt now, and an ID ordered by it. The time is kept as stores keep
+// it, in whole microseconds, UTC, so that m reads as it is stored before
+// a store has it.
+func (m *Message) Stamp() {
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now()
+	}
+	m.CreatedAt = time.UnixMicro(m.CreatedAt.UnixMicro()).UTC()
+	if m.ID == "" {
+		m.ID = NewOrderedID("msg_", m.CreatedAt)
+	}
+}
+
 // MessageBody is a message's content: text, structured parts in MCP's
 // content-block shape, structured data, and attachments by file ID.
 type MessageBody struct {

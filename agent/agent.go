@@ -225,7 +225,7 @@ func (b *Backend) roundTrip(ctx context.Context, call *mcpgate.Call, msg *mcpgat
 // goroutine and a ticker for each cost a goroutine started and woken a
 // call, for checks that most calls never make.
 func (b *Backend) watch(ctx context.Context, cancel context.CancelCauseFunc, call *mcpgate.Call) (stop func() bool) {
-	// Made stopped, then set going, so that check sees t assigned.
+	// Set far off, then due once t is assigned, so that check sees t.
 	var t *time.Timer
 	check := func() {
 		if ctx.Err() != nil {

@@ -234,13 +234,7 @@ func (b *Bus) claim(ctx context.Context, m *mcpgate.Message, a *asker) bool {
 	if !a.answers(m) {
 		return false
 	}
-	// What the store would set, so that the call's copy has it too.
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = time.UnixMicro(time.Now().UnixMicro()).UTC()
-	}
-	if m.ID == "" {
-		m.ID = mcpgate.NewOrderedID("msg_", m.CreatedAt)
-	}
+	m.Stamp() // as the store would, so that the call's copy has them too
 	if m.AgentID == "" {
 		m.AgentID = a.agentID
 	}

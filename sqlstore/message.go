@@ -209,13 +209,7 @@ func prepareMessage(m *mcpgate.Message) ([]byte, error) {
 	if err != nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "message body: %v", err)
 	}
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now()
-	}
-	m.CreatedAt = normalize(m.CreatedAt)
-	if m.ID == "" {
-		m.ID = mcpgate.NewOrderedID("msg_", m.CreatedAt)
-	}
+	m.Stamp()
 	return body, nil
 }
 
