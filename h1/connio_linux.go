@@ -38,6 +38,9 @@ type sysOp struct {
 	n     int
 	errno syscall.Errno
 	f     func(fd uintptr) bool
+	// noWait makes a read that finds nothing to read return
+	// errWouldBlock instead of waiting (setNoWait).
+	noWait bool
 }
 
 // newConnIO returns the reader and writer of nc's bytes: a connIO for a
@@ -71,6 +74,8 @@ func (c *connIO) Read(p []byte) (int, error) {
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
+	case op.errno == syscall.EAGAIN:
+		return 0, errWouldBlock
 	case op.errno != 0:
 		return 0, c.opError("read", os.NewSyscallError("read", op.errno))
 	case op.n == 0:
@@ -90,12 +95,18 @@ func (op *sysOp) read(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			return false
+			if !op.noWait {
+				return false
+			}
 		}
 		op.errno = errno
 		return true
 	}
 }
+
+// setNoWait makes the reads that follow return errWouldBlock when nothing
+// waits to be read, instead of waiting for it (on), or wait again (off).
+func (c *connIO) setNoWait(on bool) { c.r.noWait = on }
 
 // Write writes all of p as net.Conn's Write does, waiting while the
 // socket's buffer is full; it returns how much was written and the error

@@ -214,3 +214,32 @@ func isConnIO(r io.Reader) bool {
 	_, ok := r.(*connIO)
 	return ok
 }
+
+// A connIO set not to wait returns errWouldBlock when nothing has come,
+// reads what has, and waits again once set back.
+func TestConnIONoWait(t *testing.T) {
+	a, b := tcpPair(t)
+	c := mustConnIO(t, a)
+	c.setNoWait(true)
+	buf := make([]byte, 8)
+	if n, err := c.Read(buf); n != 0 || !errors.Is(err, errWouldBlock) {
+		t.Fatalf("read of nothing: %d, %v; want errWouldBlock", n, err)
+	}
+	if _, err := b.Write([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	a.SetReadDeadline(time.Now().Add(10 * time.Second)) // not a timing: bounds a failing wait
+	c.setNoWait(false)
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "hi" {
+		t.Fatalf("read %q, %v; want hi", buf[:n], err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(buf)
+		done <- err
+	}()
+	b.Write([]byte("x"))
+	if err := <-done; err != nil {
+		t.Fatalf("a waiting read: %v", err)
+	}
+}

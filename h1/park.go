@@ -1,6 +1,7 @@
 package h1
 
 import (
+	"errors"
 	"io"
 	"net/url"
 	"time"
@@ -64,22 +65,67 @@ func (c *conn) ready(idleTimeout time.Duration) connState {
 }
 
 // restReadWait bounds how long the request that takes a connection
-// waits for the rest of a parked body once some of it has come: the end
-// of a stream is a few bytes in one segment; a server still streaming
-// loses the connection rather than delay the request.
+// waits for the rest of a parked body once some of it has come, where
+// the connection cannot be read without waiting (finishRestWaiting): the
+// end of a stream is a few bytes in one segment; a server still
+// streaming loses the connection rather than delay the request.
 const restReadWait = 2 * time.Millisecond
 
-// finishRest reads a parked body's rest to its end once some of it has
-// come, bounded by restReadWait (the connection's deadline meanwhile). A
-// rest that has not come within the wait Park was given is not waited
-// for any longer: the connection is closed. One that has come is read
-// whenever the connection is next taken, even after that wait: a
-// connection the pool took last, behind the busier ones, is as good as
-// they are. Where a peek cannot tell (peekUnknown), a connection past its
-// wait is closed.
+// errWouldBlock is the error of a read that found nothing to read on a
+// connection set not to wait (noWaiter).
+var errWouldBlock = errors.New("h1: nothing to read yet")
+
+// noWaiter is a connection's reader that can be set to read only what
+// has come, without waiting (connIO, on Linux).
+type noWaiter interface {
+	setNoWait(on bool)
+}
+
+// finishRest reads a parked body's rest to its end if it has come. A rest
+// that has not come within the wait Park was given is not waited for any
+// longer: the connection is closed. One that has come is read whenever
+// the connection is next taken, even after that wait: a connection the
+// pool took last, behind the busier ones, is as good as they are.
+//
+// Where the connection can be read without waiting, the rest is read
+// with such reads: one that has come in part (a server still streaming,
+// or an end split across writes) closes the connection, as the end of a
+// stream comes in one segment. That sets no deadline, whose timer wakes
+// a thread of the runtime's on every relayed call (the go-sdk's event
+// streams end in a write of their own, after the answer).
 func (c *conn) finishRest() connState {
+	late := !time.Now().Before(c.restBy)
+	if nw, ok := c.lim.r.(noWaiter); ok {
+		return c.finishRestNow(nw, late)
+	}
+	return c.finishRestWaiting(late)
+}
+
+// finishRestNow is finishRest with reads that do not wait: the first
+// fills the buffer with what has come, if nothing is buffered yet.
+func (c *conn) finishRestNow(nw noWaiter, late bool) connState {
+	nw.setNoWait(true)
+	defer nw.setNoWait(false)
+	if _, err := c.br.Peek(1); err != nil {
+		if errors.Is(err, errWouldBlock) && !late {
+			return connWaiting
+		}
+		return connDone // closed, or nothing came within the wait
+	}
+	_, err := io.Copy(io.Discard, c.rest)
+	c.rest = nil
+	if err != nil {
+		return connDone // not all of it came, or it failed
+	}
+	return connReady
+}
+
+// finishRestWaiting is finishRest where a read cannot be made not to wait
+// (connio_other.go): it looks whether any of the rest has come, then reads
+// it under a deadline of restReadWait. Where a peek cannot tell
+// (peekUnknown), a connection past its wait is closed.
+func (c *conn) finishRestWaiting(late bool) connState {
 	now := time.Now()
-	late := !now.Before(c.restBy)
 	if c.br.Buffered() == 0 {
 		switch c.peekNow() {
 		case peekNothing:

@@ -1,7 +1,9 @@
 package upstream
 
 import (
+	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -16,8 +18,17 @@ type clientCaps struct {
 }
 
 // hostCaps reads the capabilities an MCP host declared, keeping those the
-// gateway relays.
+// gateway relays. Capabilities that cannot name one are not decoded: most
+// hosts declare none of them, and every relayed call asks (sessionFor).
 func hostCaps(caps json.RawMessage) clientCaps {
+	if !mayNameRelayed(caps) {
+		return clientCaps{}
+	}
+	return decodeHostCaps(caps)
+}
+
+// decodeHostCaps is hostCaps, decoding caps.
+func decodeHostCaps(caps json.RawMessage) clientCaps {
 	var in clientCaps
 	if len(caps) == 0 || json.Unmarshal(caps, &in) != nil {
 		return clientCaps{}
@@ -34,6 +45,35 @@ func hostCaps(caps json.RawMessage) clientCaps {
 		out.Elicitation = in.Elicitation
 	}
 	return out
+}
+
+// relayedNames are the names of the capabilities the gateway relays.
+var relayedNames = [][]byte{[]byte("roots"), []byte("sampling"), []byte("elicitation")}
+
+// mayNameRelayed reports whether caps may name a capability the gateway
+// relays as encoding/json reads names: one of them in quotes, in any case,
+// or an escape or a non-ASCII letter that could spell one.
+func mayNameRelayed(caps json.RawMessage) bool {
+	for i, c := range caps {
+		switch {
+		case c == '\\' || c >= utf8.RuneSelf:
+			return true
+		case c == '"' && startsWithRelayedName(caps[i+1:]):
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithRelayedName reports whether b starts with a relayed
+// capability's name, in any case, and its closing quote.
+func startsWithRelayedName(b []byte) bool {
+	for _, name := range relayedNames {
+		if len(b) > len(name) && b[len(name)] == '"' && bytes.EqualFold(b[:len(name)], name) {
+			return true
+		}
+	}
+	return false
 }
 
 // any reports whether c declares anything.
