@@ -90,9 +90,10 @@ type noWaiter interface {
 // Where the connection can be read without waiting, the rest is read
 // with such reads: one that has come in part (a server still streaming,
 // or an end split across writes) closes the connection, as the end of a
-// stream comes in one segment. That sets no deadline, whose timer wakes
-// a thread of the runtime's on every relayed call (the go-sdk's event
-// streams end in a write of their own, after the answer).
+// stream comes in one segment. That sets no deadline, whose timer woke a
+// thread of the runtime's for each such rest (the go-sdk's event streams
+// end in a write of their own, after the answer: a relayed call's reply
+// is often parked).
 func (c *conn) finishRest() connState {
 	late := !time.Now().Before(c.restBy)
 	if nw, ok := c.lim.r.(noWaiter); ok {
