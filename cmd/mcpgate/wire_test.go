@@ -82,7 +82,7 @@ func addPrompt(s *sdk.Server, name string) {
 
 // serveUpstream serves s over Streamable HTTP on 127.0.0.1, calling seen
 // with each request first, and returns its URL.
-func serveUpstream(t *testing.T, s *sdk.Server, seen func(*http.Request)) string {
+func serveUpstream(t testing.TB, s *sdk.Server, seen func(*http.Request)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -113,7 +113,7 @@ func (g *testGateway) mustInitializeWith(tb testing.TB, agentID string, h http.H
 }
 
 // listsTool reports whether the session's tools/list names the tool.
-func listsTool(t *testing.T, s *session, name string) bool {
+func listsTool(t testing.TB, s *session, name string) bool {
 	r := s.post(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
 	return strings.Contains(r.body, fmt.Sprintf(`"name":%q`, name))
 }
