@@ -15,6 +15,7 @@ type deadlineCounter struct {
 	n atomic.Int32
 }
 
+// SetReadDeadline counts the deadline and sets it.
 func (d *deadlineCounter) SetReadDeadline(t time.Time) error {
 	d.n.Add(1)
 	return d.TCPConn.SetReadDeadline(t)

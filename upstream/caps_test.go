@@ -22,6 +22,23 @@ func TestHostCapsAsDecoded(t *testing.T) {
 	}
 }
 
+// What the gateway relays of a host's declarations: its own objects, in
+// names matched as encoding/json matches them; nothing else.
+func TestHostCaps(t *testing.T) {
+	tests := []struct{ caps, want string }{
+		{`{}`, `{}`},
+		{`{"experimental":{"sampling":{}}}`, `{}`},
+		{`{"sampling":{"tools":{}},"tasks":{}}`, `{"sampling":{"tools":{}}}`},
+		{`{"sAmpling":{}}`, `{"sampling":{}}`},
+		{`{"roots":{"listChanged":true},"elicitation":{}}`, `{"roots":{},"elicitation":{}}`},
+	}
+	for _, tt := range tests {
+		if got := string(hostCaps(json.RawMessage(tt.caps)).raw()); got != tt.want {
+			t.Errorf("hostCaps(%s) = %s, want %s", tt.caps, got, tt.want)
+		}
+	}
+}
+
 // Capabilities that name nothing the gateway relays are not decoded.
 func TestHostCapsOfNoneAllocatesNothing(t *testing.T) {
 	caps := json.RawMessage(`{"experimental":{},"tasks":{}}`)
