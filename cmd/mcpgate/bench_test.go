@@ -48,11 +48,17 @@ func benchToolsCall(b *testing.B, flags ...string) {
 	s := g.mustInitialize(b, "bench", bearer(oag), "2025-11-25")
 	h := s.sessionHeader(headers("Content-Type", "application/json", "Accept", "application/json"))
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	benchSerialParallel(b, func(id int64) error { return postCall(client, s.url, h, id) })
+}
+
+// benchSerialParallel runs post, with a new request id each time, as the
+// sub-benchmarks serial and parallel.
+func benchSerialParallel(b *testing.B, post func(id int64) error) {
 	var id atomic.Int64
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := postCall(client, s.url, h, id.Add(1)); err != nil {
+			if err := post(id.Add(1)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -61,7 +67,7 @@ func benchToolsCall(b *testing.B, flags ...string) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if err := postCall(client, s.url, h, id.Add(1)); err != nil {
+				if err := post(id.Add(1)); err != nil {
 					b.Error(err)
 					return
 				}

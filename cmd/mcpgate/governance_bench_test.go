@@ -101,8 +101,17 @@ func postKeyedCall(client *http.Client, url string, h http.Header, id int64, key
 	return postCheck(client, url, h, body)
 }
 
+// echoResult is the result of a tools/call of echo with the text "hi".
+var echoResult = []byte(`"result":{"content":[{"type":"text","text":"{\"text\":\"hi\"}"}]}`)
+
 // postCheck posts a tools/call of echo and checks that it succeeded.
 func postCheck(client *http.Client, url string, h http.Header, body []byte) error {
+	return postExpect(client, url, h, body, echoResult)
+}
+
+// postExpect posts a JSON-RPC request and checks that it succeeded with a
+// reply holding want.
+func postExpect(client *http.Client, url string, h http.Header, body, want []byte) error {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -117,7 +126,7 @@ func postCheck(client *http.Client, url string, h http.Header, body []byte) erro
 	if err != nil {
 		return err
 	}
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, []byte(`"result":{"content":[{"type":"text","text":"{\"text\":\"hi\"}"}]}`)) {
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, want) {
 		return &unexpectedReply{resp.StatusCode, string(reply)}
 	}
 	return nil

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,48 +25,12 @@ func BenchmarkToolsCallRelayed(b *testing.B) {
 	eventually(b, "the upstream's tool echo listed", func() bool { return listsTool(b, s, "echo") })
 	h := s.sessionHeader(headers("Content-Type", "application/json", "Accept", "application/json, text/event-stream"))
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
-	var id atomic.Int64
-	b.Run("serial", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := postRelayed(client, s.url, h, id.Add(1)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := postRelayed(client, s.url, h, id.Add(1)); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
+	benchSerialParallel(b, func(id int64) error { return postRelayed(client, s.url, h, id) })
 }
 
 // postRelayed sends one tools/call of the upstream's echo and checks that
 // its answer came back.
 func postRelayed(client *http.Client, url string, h http.Header, id int64) error {
 	body := []byte(`{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header = h
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	reply, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, []byte(`"text":"ok"`)) {
-		return &unexpectedReply{resp.StatusCode, string(reply)}
-	}
-	return nil
+	return postExpect(client, url, h, body, []byte(`"text":"ok"`))
 }
