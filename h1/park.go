@@ -95,11 +95,12 @@ type noWaiter interface {
 // end in a write of their own, after the answer: a relayed call's reply
 // is often parked).
 func (c *conn) finishRest() connState {
-	late := !time.Now().Before(c.restBy)
+	now := time.Now()
+	late := !now.Before(c.restBy)
 	if nw, ok := c.lim.r.(noWaiter); ok {
 		return c.finishRestNow(nw, late)
 	}
-	return c.finishRestWaiting(late)
+	return c.finishRestWaiting(now, late)
 }
 
 // finishRestNow is finishRest with reads that do not wait: the first
@@ -123,10 +124,9 @@ func (c *conn) finishRestNow(nw noWaiter, late bool) connState {
 
 // finishRestWaiting is finishRest where a read cannot be made not to wait
 // (connio_other.go): it looks whether any of the rest has come, then reads
-// it under a deadline of restReadWait. Where a peek cannot tell
+// it under a deadline of restReadWait from now. Where a peek cannot tell
 // (peekUnknown), a connection past its wait is closed.
-func (c *conn) finishRestWaiting(late bool) connState {
-	now := time.Now()
+func (c *conn) finishRestWaiting(now time.Time, late bool) connState {
 	if c.br.Buffered() == 0 {
 		switch c.peekNow() {
 		case peekNothing:

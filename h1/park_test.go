@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -227,5 +228,34 @@ func TestParkedBodyStillStreamingIsClosed(t *testing.T) {
 	}
 	if n := tr.Idle(); n != 1 {
 		t.Errorf("%d idle connections, want 1: the streaming one was kept", n)
+	}
+}
+
+// plainConn hides a connection's type, so that h1 reads and writes it
+// through its own methods (no connIO) and cannot peek at it.
+type plainConn struct{ net.Conn }
+
+// A parked body's rest on a connection that cannot be read without
+// waiting (finishRestWaiting) is read under its deadline once it came,
+// and the connection is reused.
+func TestParkedRestReadWaitingReuses(t *testing.T) {
+	s := mustStreamServer(t)
+	var d net.Dialer
+	tr := &Transport{Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return plainConn{c}, nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	holdAndPark(t, tr, s, time.Minute)
+	s.release <- struct{}{}
+	s.waitIdle(t)
+	if _, got := mustPost(t, tr, s.URL+"/json", "{}"); got != "ok" {
+		t.Fatalf("got %q", got)
+	}
+	if n := s.conns.Load(); n != 1 {
+		t.Errorf("%d connections, want 1: the parked one, whose end came, was not reused", n)
 	}
 }
