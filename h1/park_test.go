@@ -83,15 +83,14 @@ func (s *streamServer) waitIdle(t *testing.T) {
 // A parked body whose end came is read to that end before the
 // connection's next request, which reuses it.
 func TestParkedBodyEndIsReadBeforeReuse(t *testing.T) {
-	mustReuseEnded(t, time.Minute)
+	mustReuseEnded(t, newTransport(t, nil), time.Minute)
 }
 
-// mustReuseEnded parks a body with wait, lets its end come, and checks
-// that the next request reuses its connection.
-func mustReuseEnded(t *testing.T, wait time.Duration) {
+// mustReuseEnded parks a body with wait on tr, lets its end come, and
+// checks that the next request reuses its connection.
+func mustReuseEnded(t *testing.T, tr *Transport, wait time.Duration) {
 	t.Helper()
 	s := mustStreamServer(t)
-	tr := newTransport(t, nil)
 	holdAndPark(t, tr, s, wait)
 	s.release <- struct{}{}
 	s.waitIdle(t)
@@ -239,7 +238,6 @@ type plainConn struct{ net.Conn }
 // waiting (finishRestWaiting) is read under its deadline once it came,
 // and the connection is reused.
 func TestParkedRestReadWaitingReuses(t *testing.T) {
-	s := mustStreamServer(t)
 	var d net.Dialer
 	tr := &Transport{Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
@@ -249,13 +247,5 @@ func TestParkedRestReadWaitingReuses(t *testing.T) {
 		return plainConn{c}, nil
 	}}
 	t.Cleanup(tr.CloseIdleConnections)
-	holdAndPark(t, tr, s, time.Minute)
-	s.release <- struct{}{}
-	s.waitIdle(t)
-	if _, got := mustPost(t, tr, s.URL+"/json", "{}"); got != "ok" {
-		t.Fatalf("got %q", got)
-	}
-	if n := s.conns.Load(); n != 1 {
-		t.Errorf("%d connections, want 1: the parked one, whose end came, was not reused", n)
-	}
+	mustReuseEnded(t, tr, time.Minute)
 }

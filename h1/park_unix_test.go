@@ -12,5 +12,5 @@ import (
 // it last, behind busier ones. (Where a peek cannot tell whether the end
 // came, such a connection is closed.)
 func TestParkedBodyEndedIsReusedPastWait(t *testing.T) {
-	mustReuseEnded(t, time.Nanosecond)
+	mustReuseEnded(t, newTransport(t, nil), time.Nanosecond)
 }
