@@ -52,8 +52,27 @@ func (c *Cluster) newReplica(tb testing.TB, i int) (*Replica, error) {
 }
 
 // FreeAddr returns a loopback address whose port was free a moment ago,
-// for the replicas and for the programs a test runs beside them.
+// for the replicas and for the programs a test runs beside them. It never
+// returns an address twice in a process: the kernel may hand a port that
+// was just closed out again, and a replica that binds its port only when
+// it starts would then find it taken by a program started before it.
 func FreeAddr() (string, error) {
+	for {
+		addr, err := listenedAddr()
+		if err != nil {
+			return "", err
+		}
+		if _, taken := handedAddrs.LoadOrStore(addr, true); !taken {
+			return addr, nil
+		}
+	}
+}
+
+// handedAddrs holds every address FreeAddr has returned.
+var handedAddrs sync.Map
+
+// listenedAddr returns the address of a loopback listener it closes.
+func listenedAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
