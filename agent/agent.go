@@ -128,6 +128,10 @@ var errOffline = errors.New("agent unreachable")
 // progress, and the pipeline adds none.
 func (b *Backend) ReportsProgress() bool { return true }
 
+// EndsCallsAtTimeout reports true: CallTool ends a call at its skill's
+// timeout with ETIMEOUT, so the pipeline sets no deadline of its own.
+func (b *Backend) EndsCallsAtTimeout() bool { return true }
+
 // CallTool posts the call as a chat_message on its channel, delivers it,
 // and waits for the reply under the skill's timeout. It returns
 // EUNAVAILABLE at once when no worker can take the message, ETIMEOUT

@@ -8,6 +8,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,53 @@ type Metrics struct {
 	callDuration *prometheus.HistogramVec
 	rateLimited  *prometheus.CounterVec
 	backendTime  *prometheus.HistogramVec
+
+	// The series a tools/call records, resolved from their labels once.
+	callsOf    series[callKey, callSeries]
+	backendsOf series[backendKey, prometheus.Observer]
+	requestsOf series[requestKey, requestSeries]
+}
+
+// series holds the series of a vector, or of vectors recorded together,
+// by their labels: resolving labels in a vector hashes them and takes the
+// vector's lock, every time, and each tools/call records three series
+// (its request's, its own and its backend's). A series, once resolved,
+// is found again without a lock.
+type series[K comparable, V any] struct {
+	m sync.Map // K → V
+}
+
+// get returns the series of k, resolving it with resolve the first time.
+func (s *series[K, V]) get(k K, resolve func(K) V) V {
+	if v, ok := s.m.Load(k); ok {
+		return v.(V)
+	}
+	v, _ := s.m.LoadOrStore(k, resolve(k))
+	return v.(V)
+}
+
+// callKey labels a tool call's series.
+type callKey struct{ agent, tool, outcome string }
+
+// callSeries are the series a tool call records.
+type callSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
+}
+
+// backendKey labels a backend's call time.
+type backendKey struct{ agent, skill, kind, outcome string }
+
+// requestKey labels an HTTP request's series.
+type requestKey struct {
+	route string
+	code  int
+}
+
+// requestSeries are the series an HTTP request records.
+type requestSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
 }
 
 // latencyBuckets span a fast local call to a slow backend, in seconds.
@@ -66,13 +114,24 @@ func New() *Metrics {
 
 // ObserveCall records one tool call.
 func (m *Metrics) ObserveCall(agent, tool, outcome string, d time.Duration) {
-	m.calls.WithLabelValues(agent, tool, outcome).Inc()
-	m.callDuration.WithLabelValues(agent, tool).Observe(d.Seconds())
+	s := m.callsOf.get(callKey{agent, tool, outcome}, m.resolveCall)
+	s.count.Inc()
+	s.duration.Observe(d.Seconds())
+}
+
+// resolveCall resolves a tool call's series.
+func (m *Metrics) resolveCall(k callKey) callSeries {
+	return callSeries{m.calls.WithLabelValues(k.agent, k.tool, k.outcome), m.callDuration.WithLabelValues(k.agent, k.tool)}
 }
 
 // ObserveBackend records how long a skill's backend took to answer.
 func (m *Metrics) ObserveBackend(agent, skill, kind, outcome string, d time.Duration) {
-	m.backendTime.WithLabelValues(agent, skill, kind, outcome).Observe(d.Seconds())
+	m.backendsOf.get(backendKey{agent, skill, kind, outcome}, m.resolveBackend).Observe(d.Seconds())
+}
+
+// resolveBackend resolves a backend's call time.
+func (m *Metrics) resolveBackend(k backendKey) prometheus.Observer {
+	return m.backendTime.WithLabelValues(k.agent, k.skill, k.kind, k.outcome)
 }
 
 // RateLimited counts a tool call refused by a rate limit.
@@ -82,8 +141,14 @@ func (m *Metrics) RateLimited(agent string) {
 
 // ObserveRequest records one HTTP request.
 func (m *Metrics) ObserveRequest(route string, code int, d time.Duration) {
-	m.requests.WithLabelValues(route, statusText(code)).Inc()
-	m.requestTime.WithLabelValues(route).Observe(d.Seconds())
+	s := m.requestsOf.get(requestKey{route, code}, m.resolveRequest)
+	s.count.Inc()
+	s.duration.Observe(d.Seconds())
+}
+
+// resolveRequest resolves an HTTP request's series.
+func (m *Metrics) resolveRequest(k requestKey) requestSeries {
+	return requestSeries{m.requests.WithLabelValues(k.route, statusText(k.code)), m.requestTime.WithLabelValues(k.route)}
 }
 
 // Handler serves the metrics in Prometheus' text format.

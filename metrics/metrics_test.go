@@ -33,6 +33,23 @@ func TestObserveCall(t *testing.T) {
 	}
 }
 
+func TestObserveBackend(t *testing.T) {
+	m := New()
+	m.ObserveBackend("shop", "crm", "mcp", "ok", 2*time.Millisecond)
+	m.ObserveBackend("shop", "crm", "mcp", "ok", 3*time.Millisecond)
+	m.ObserveBackend("shop", "crm", "mcp", "timeout", time.Second)
+	m.ObserveBackend("shop", "mail", "rest", "ok", time.Millisecond)
+	body := mustScrape(t, m)
+	for _, want := range []string{
+		`mcpgate_backend_call_duration_seconds_count{agent="shop",kind="mcp",outcome="ok",skill="crm"} 2`,
+		`mcpgate_backend_call_duration_seconds_sum{agent="shop",kind="mcp",outcome="ok",skill="crm"} 0.005`,
+		`mcpgate_backend_call_duration_seconds_count{agent="shop",kind="mcp",outcome="timeout",skill="crm"} 1`,
+		`mcpgate_backend_call_duration_seconds_count{agent="shop",kind="rest",outcome="ok",skill="mail"} 1`,
+	} {
+		mustHaveLine(t, body, want)
+	}
+}
+
 func TestObserveRequest(t *testing.T) {
 	m := New()
 	for _, code := range []int{200, 200, 202, 400, 401, 404, 418, 503, 0} {

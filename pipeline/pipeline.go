@@ -266,6 +266,12 @@ type progressReporter interface {
 	ReportsProgress() bool
 }
 
+// selfTimed is implemented by backends that end every call at its
+// skill's timeout (Skill.CallTimeout) themselves, with ETIMEOUT.
+type selfTimed interface {
+	EndsCallsAtTimeout() bool
+}
+
 // dispatch runs the call on its skill's backend under the tool's deadline.
 // For a backend that reports no progress of its own, the pipeline reports
 // the call's start and end.
@@ -275,8 +281,11 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "no backend serves skills of kind %q", e.Skill.Kind)
 	}
 	timeout := toolTimeout(e)
-	ctx, cancel := context.WithTimeout(ctx, timeout+deadlineGrace)
-	defer cancel()
+	if !keepsDeadline(backend, e, timeout) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout+deadlineGrace)
+		defer cancel()
+	}
 	r, reports := backend.(progressReporter)
 	ownProgress := !reports || !r.ReportsProgress()
 	if ownProgress {
@@ -403,6 +412,15 @@ func toolTimeout(e *registry.Entry) time.Duration {
 		return time.Duration(r.Timeout)
 	}
 	return e.Skill.CallTimeout()
+}
+
+// keepsDeadline reports whether backend ends the call at timeout itself,
+// so that the pipeline need not set a deadline (a context and a timer a
+// call) only for a backend that forgets it: the backend is selfTimed and
+// the tool's timeout is its skill's.
+func keepsDeadline(backend mcpgate.Backend, e *registry.Entry, timeout time.Duration) bool {
+	st, ok := backend.(selfTimed)
+	return ok && st.EndsCallsAtTimeout() && timeout == e.Skill.CallTimeout()
 }
 
 // checkOutput enforces the tool's output schema on a successful result:

@@ -436,6 +436,45 @@ func TestCallDeadline(t *testing.T) {
 	}
 }
 
+// selfTimedBackend is a backend that says it ends its calls at their
+// skill's timeout itself.
+type selfTimedBackend struct{ backendFunc }
+
+func (selfTimedBackend) EndsCallsAtTimeout() bool { return true }
+
+func TestCallDeadlineOfSelfTimedBackend(t *testing.T) {
+	tests := []struct {
+		tool string
+		want time.Duration // 0: no deadline
+	}{
+		{"echo", 0},    // the skill's timeout: the backend's own
+		{"up_ping", 0}, // the same
+		{"slow", 10*time.Millisecond + deadlineGrace}, // a tool's timeout of its own: the pipeline's
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var got time.Duration
+				h := newHarness(t, nil)
+				backend := selfTimedBackend{func(ctx context.Context, _ *mcpgate.Call) (*mcpgate.Result, error) {
+					if d, ok := ctx.Deadline(); ok {
+						got = time.Until(d)
+					}
+					return &mcpgate.Result{}, nil
+				}}
+				h.p.opts.Backends[mcpgate.SkillREST] = backend
+				h.p.opts.Backends[mcpgate.SkillMCP] = backend
+				if _, _, err := h.call(context.Background(), tt.tool, ""); err != nil {
+					t.Fatal(err)
+				}
+				if got != tt.want {
+					t.Errorf("backend deadline in %s, want %s (0: none)", got, tt.want)
+				}
+			})
+		})
+	}
+}
+
 func TestCallTimeout(t *testing.T) {
 	tests := []struct {
 		name    string

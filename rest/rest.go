@@ -91,6 +91,11 @@ func (b *Backend) client(p netguard.Policy) *http.Client {
 	return b.clients[0]
 }
 
+// EndsCallsAtTimeout reports true: CallTool ends a call at its tool's
+// timeout, else its skill's, with a result whose Failure is ETIMEOUT, so
+// the pipeline sets no deadline of its own.
+func (b *Backend) EndsCallsAtTimeout() bool { return true }
+
 // CallTool sends the HTTP request the call's tool describes, filled with the
 // call's arguments, and maps the response to a result. Whatever goes wrong
 // with the request or the response, an SSRF refusal included, is a result

@@ -17,6 +17,10 @@ import (
 // reach the caller, and the pipeline adds none.
 func (m *Manager) ReportsProgress() bool { return true }
 
+// EndsCallsAtTimeout reports true: CallTool ends a call at its skill's
+// timeout with ETIMEOUT, so the pipeline sets no deadline of its own.
+func (m *Manager) EndsCallsAtTimeout() bool { return true }
+
 // CallTool calls the tool on the skill's upstream under its upstream name
 // and returns the upstream's CallToolResult as it was sent (Result.Raw);
 // a tool failure is the upstream's own isError result. Upstream progress
