@@ -41,6 +41,13 @@ type sysOp struct {
 	// noWait makes a read that finds nothing to read return
 	// errWouldBlock instead of waiting (setNoWait).
 	noWait bool
+	// first, on a read, is what is left to write of a write held for it
+	// (holdNextWrite), in held; wrote reports that the call's errno is
+	// that write's.
+	first, held []byte
+	wrote       bool
+	// hold, on a write, keeps its bytes for the next read.
+	hold bool
 }
 
 // newConnIO returns the reader and writer of nc's bytes: a connIO for a
@@ -68,12 +75,25 @@ func (c *connIO) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	op := &c.r
-	op.p, op.n, op.errno = p, 0, 0
+	op.p, op.n, op.errno, op.wrote = p, 0, 0, false
 	err := c.raw.Read(op.f)
-	op.p = nil
+	if len(op.first) > 0 && err == nil {
+		// The held write filled the socket's buffer: the rest is
+		// written as Write does, and the read begins again.
+		rest := op.first
+		op.first = nil
+		if _, err := c.Write(rest); err != nil {
+			op.p = nil
+			return 0, err
+		}
+		err = c.raw.Read(op.f)
+	}
+	op.p, op.first = nil, nil
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
+	case op.wrote:
+		return 0, c.opError("write", os.NewSyscallError("write", op.errno))
 	case op.errno == syscall.EAGAIN:
 		return 0, errWouldBlock
 	case op.errno != 0:
@@ -84,8 +104,14 @@ func (c *connIO) Read(p []byte) (int, error) {
 	return op.n, nil
 }
 
-// read is the callback of Read: false when nothing waits to be read.
+// read is the callback of Read: false when nothing waits to be read. A
+// held write goes first; once all of it is written, nothing can wait to
+// be read that the request's answer will not wake the read for, so the
+// read waits without the system call that would find nothing.
 func (op *sysOp) read(fd uintptr) bool {
+	if len(op.first) > 0 {
+		return op.sendFirst(fd)
+	}
 	for {
 		n, errno := sysRead(fd, op.p)
 		switch errno {
@@ -104,6 +130,34 @@ func (op *sysOp) read(fd uintptr) bool {
 	}
 }
 
+// sendFirst writes the held bytes from the read's callback: false, to
+// wait for the answer, once all of them are written; true, to return,
+// when the socket's buffer is full (Read writes the rest as Write does)
+// or the write failed (its errno is the call's).
+func (op *sysOp) sendFirst(fd uintptr) bool {
+	for len(op.first) > 0 {
+		n, errno := sysWrite(fd, op.first)
+		switch errno {
+		case 0:
+			op.first = op.first[n:]
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return true
+		default:
+			op.errno, op.wrote, op.first = errno, true, op.first[:0]
+			return true
+		}
+	}
+	return false
+}
+
+// holdNextWrite makes the next Write keep its bytes for the Read that
+// follows it, which writes them from its callback before it waits: a
+// request's last bytes, so that reading its answer begins by waiting,
+// not with a read that finds nothing (a system call a relayed call).
+// Only a connection whose reads and writes take turns may hold a write.
+func (c *connIO) holdNextWrite() { c.w.hold = true }
+
 // setNoWait makes the reads that follow return errWouldBlock when nothing
 // waits to be read, instead of waiting for it (on), or wait again (off).
 func (c *connIO) setNoWait(on bool) { c.r.noWait = on }
@@ -114,6 +168,12 @@ func (c *connIO) setNoWait(on bool) { c.r.noWait = on }
 func (c *connIO) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if c.w.hold {
+		c.w.hold = false
+		c.r.held = append(c.r.held[:0], p...)
+		c.r.first = c.r.held
+		return len(p), nil
 	}
 	op := &c.w
 	op.p, op.n, op.errno = p, 0, 0

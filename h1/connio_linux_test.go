@@ -1,15 +1,21 @@
 package h1
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // tcpPair returns the two ends of a loopback TCP connection, closed when
@@ -241,5 +247,188 @@ func TestConnIONoWait(t *testing.T) {
 	b.Write([]byte("x"))
 	if err := <-done; err != nil {
 		t.Fatalf("a waiting read: %v", err)
+	}
+}
+
+// readCounter is a connection's RawConn that counts the read system
+// calls its read callbacks make, on the thread of a goroutine locked to
+// it, whose /proc/thread-self/io is open as io. It tells firstCalled when
+// the first callback has returned.
+type readCounter struct {
+	syscall.RawConn
+	io          int
+	reads       int
+	calls       int
+	firstCalled chan struct{}
+}
+
+func (r *readCounter) Read(f func(fd uintptr) bool) error {
+	return r.RawConn.Read(func(fd uintptr) bool {
+		before := threadReads(r.io)
+		ok := f(fd)
+		r.reads += threadReads(r.io) - before - 1 // the first threadReads' own
+		if r.calls++; r.calls == 1 {
+			close(r.firstCalled)
+		}
+		return ok
+	})
+}
+
+// threadReads returns the count of read system calls of the thread whose
+// /proc/thread-self/io is open as fd, making one.
+func threadReads(fd int) int {
+	var buf [512]byte
+	n, _ := syscall.Pread(fd, buf[:], 0)
+	for _, line := range strings.Split(string(buf[:max(n, 0)]), "\n") {
+		if v, ok := strings.CutPrefix(line, "syscr: "); ok {
+			c, _ := strconv.Atoi(v)
+			return c
+		}
+	}
+	return -1
+}
+
+// inQueue returns how many bytes wait to be read on the socket fd.
+func inQueue(fd uintptr) int {
+	var n int32
+	syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
+	return int(n)
+}
+
+// A held write goes out from the read that follows it, which then waits
+// for the answer without a read that finds nothing.
+func TestConnIOHeldWrite(t *testing.T) {
+	a, b := tcpPair(t)
+	c := mustConnIO(t, a)
+	rc := &readCounter{RawConn: c.raw, firstCalled: make(chan struct{})}
+	c.raw = rc
+	c.holdNextWrite()
+	if n, err := c.Write([]byte("ping")); n != 4 || err != nil {
+		t.Fatalf("held Write = %d, %v", n, err)
+	}
+	if got := inQueue(mustFD(t, b)); got != 0 {
+		t.Fatalf("a held write sent %d bytes before a read", got)
+	}
+	a.SetReadDeadline(time.Now().Add(10 * time.Second)) // not a timing: bounds a failing wait
+	type result struct {
+		s   string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		fd, err := syscall.Open("/proc/thread-self/io", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			done <- result{"", err}
+			return
+		}
+		defer syscall.Close(fd)
+		rc.io = fd
+		buf := make([]byte, 8)
+		n, err := c.Read(buf)
+		done <- result{string(buf[:n]), err}
+	}()
+	<-rc.firstCalled // the answer comes only after the read's first callback
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(b, buf); err != nil || string(buf) != "ping" {
+		t.Fatalf("the peer read %q, %v; want ping", buf, err)
+	}
+	b.Write([]byte("pong"))
+	if r := <-done; r.err != nil || r.s != "pong" {
+		t.Fatalf("Read = %q, %v; want pong", r.s, r.err)
+	}
+	if rc.reads != 1 {
+		t.Errorf("the read made %d read system calls, want 1: none that finds nothing", rc.reads)
+	}
+	if n, err := c.Write([]byte("again")); n != 5 || err != nil { // not held
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if _, err := io.ReadFull(b, buf[:4]); err != nil || string(buf) != "agai" {
+		t.Errorf("the peer read %q, %v; want a write not held", buf, err)
+	}
+}
+
+// mustFD returns the descriptor of nc's socket.
+func mustFD(t *testing.T, nc *net.TCPConn) uintptr {
+	t.Helper()
+	raw, err := nc.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fd uintptr
+	raw.Control(func(f uintptr) { fd = f })
+	return fd
+}
+
+// A held write larger than the socket's buffer is sent in full, the rest
+// once the peer makes room, before the read.
+func TestConnIOHeldWriteFillsBuffer(t *testing.T) {
+	a, b := tcpPair(t)
+	a.SetWriteBuffer(16 << 10)
+	b.SetReadBuffer(16 << 10)
+	c := mustConnIO(t, a)
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	c.holdNextWrite()
+	c.Write(want)
+	go func() {
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(b, got); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the peer read %d bytes, %v; want the held write's", len(got), err)
+		}
+		b.Write([]byte("ok"))
+	}()
+	a.SetReadDeadline(time.Now().Add(10 * time.Second)) // not a timing: bounds a failing wait
+	buf := make([]byte, 8)
+	if n, err := io.ReadFull(c, buf[:2]); err != nil || string(buf[:n]) != "ok" {
+		t.Fatalf("Read = %q, %v; want ok", buf[:n], err)
+	}
+}
+
+// A held write that fails fails its read as a write, with the error that
+// tells a lost kept-alive connection (lostIdle).
+func TestConnIOHeldWriteFails(t *testing.T) {
+	a, b := tcpPair(t)
+	c := mustConnIO(t, a)
+	b.SetLinger(0)
+	b.Close()
+	a.SetReadDeadline(time.Now().Add(10 * time.Second)) // not a timing: bounds a failing wait
+	c.holdNextWrite()
+	c.Write([]byte("ping"))
+	_, err := c.Read(make([]byte, 8))
+	mustOpError(t, "held write", err, "write")
+	if !lostIdle(err) {
+		t.Errorf("Read error %v, want EPIPE or ECONNRESET", err)
+	}
+}
+
+// A request's last write is held for the read of its answer.
+func TestExchangeHoldsTheRequestsWrite(t *testing.T) {
+	a, b := tcpPair(t)
+	c := newConn(a, "x:1")
+	req, err := http.NewRequest(http.MethodPost, "http://x:1/mcp", strings.NewReader(`{"jsonrpc":"2.0"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.write(req); err != nil {
+		t.Fatal(err)
+	}
+	if got := inQueue(mustFD(t, b)); got != 0 {
+		t.Fatalf("the request's write sent %d bytes before the answer's read", got)
+	}
+	go func() {
+		head, err := http.ReadRequest(bufio.NewReader(b))
+		if err != nil {
+			t.Errorf("the peer read no request: %v", err)
+			return
+		}
+		io.Copy(io.Discard, head.Body)
+		b.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+	}()
+	a.SetReadDeadline(time.Now().Add(10 * time.Second)) // not a timing: bounds a failing wait
+	var f framing
+	resp, err := readResponse(c.br, req, &f)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("readResponse = %v, %v", resp, err)
 	}
 }

@@ -99,7 +99,17 @@ func (c *conn) write(req *http.Request) error {
 			return err
 		}
 	}
+	if h, ok := c.lim.r.(writeHolder); ok && w.Buffered() > 0 {
+		h.holdNextWrite() // the flush's bytes go out as the answer is read
+	}
 	return w.Flush()
+}
+
+// writeHolder is a connection's writer that can keep a write's bytes for
+// the read that follows, which writes them before it waits (connIO on
+// Linux).
+type writeHolder interface {
+	holdNextWrite()
 }
 
 // copyBody copies n bytes of body into w's buffer, flushing it as it
