@@ -93,28 +93,34 @@ func (s *Server) logAccess(ctx context.Context, ls *liveSession, agent *mcpgate.
 	if s.access == nil {
 		return
 	}
-	d := s.now().Sub(start)
+	now := s.now()
+	d := now.Sub(start)
 	level, slow, failed := slog.LevelInfo, d > s.slowCall, a.backendFailed()
 	if slow || failed {
 		level = slog.LevelWarn
 	}
-	if !s.access.Enabled(ctx, level) {
+	h := s.access.Handler()
+	if !h.Enabled(ctx, level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs, slog.String("method", method), slog.String("agent", agent.ID))
+	// The record goes to the handler as Logger.LogAttrs would send it,
+	// at the time just read and without the caller's program counter,
+	// which the line does not show: looking it up cost a call a stack
+	// walk.
+	r := slog.NewRecord(now, level, "mcp request", 0)
+	r.AddAttrs(slog.String("method", method), slog.String("agent", agent.ID))
 	if a.tool != "" {
-		attrs = append(attrs, slog.String("tool", a.tool))
+		r.AddAttrs(slog.String("tool", a.tool))
 	}
-	attrs = append(attrs, slog.String("outcome", a.outcome()), slog.Duration("duration", d), slog.String("session", ls.id))
+	r.AddAttrs(slog.String("outcome", a.outcome()), slog.Duration("duration", d), slog.String("session", ls.id))
 	if id := s.tracer.TraceID(ctx); id != "" {
-		attrs = append(attrs, slog.String("trace_id", id))
+		r.AddAttrs(slog.String("trace_id", id))
 	}
 	if slow {
-		attrs = append(attrs, slog.Bool("slow", true))
+		r.AddAttrs(slog.Bool("slow", true))
 	}
 	if failed {
-		attrs = append(attrs, slog.String("backend_message", a.message()))
+		r.AddAttrs(slog.String("backend_message", a.message()))
 	}
-	s.access.LogAttrs(ctx, level, "mcp request", attrs...)
+	_ = h.Handle(ctx, r) // as Logger's, a handler's failure is not the request's
 }
