@@ -46,8 +46,9 @@ type sysOp struct {
 	// that write's.
 	first, held []byte
 	wrote       bool
-	// hold, on a write, keeps its bytes for the next read.
-	hold bool
+	// hold, on a write, keeps its bytes for the next read; sent reports
+	// that a write went out since startMessage.
+	hold, sent bool
 }
 
 // newConnIO returns the reader and writer of nc's bytes: a connIO for a
@@ -151,12 +152,19 @@ func (op *sysOp) sendFirst(fd uintptr) bool {
 	return false
 }
 
+// startMessage marks the start of a message's writes (holdNextWrite).
+func (c *connIO) startMessage() { c.w.sent = false }
+
 // holdNextWrite makes the next Write keep its bytes for the Read that
 // follows it, which writes them from its callback before it waits: a
-// request's last bytes, so that reading its answer begins by waiting,
-// not with a read that finds nothing (a system call a relayed call).
-// Only a connection whose reads and writes take turns may hold a write.
-func (c *connIO) holdNextWrite() { c.w.hold = true }
+// request's bytes, so that reading its answer begins by waiting, not with
+// a read that finds nothing (a system call a relayed call). It does so
+// only when none of the message went out since startMessage: a server
+// may answer the first part of a request before the rest has come (a 401
+// to a large upload), and the read that waits at once would miss an
+// answer that came before it. Only a connection whose reads and writes
+// take turns may hold a write.
+func (c *connIO) holdNextWrite() { c.w.hold = !c.w.sent }
 
 // setNoWait makes the reads that follow return errWouldBlock when nothing
 // waits to be read, instead of waiting for it (on), or wait again (off).
@@ -176,7 +184,7 @@ func (c *connIO) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	op := &c.w
-	op.p, op.n, op.errno = p, 0, 0
+	op.p, op.n, op.errno, op.sent = p, 0, 0, true
 	err := c.raw.Write(op.f)
 	op.p = nil
 	switch {

@@ -3,6 +3,7 @@ package h1
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -430,5 +431,71 @@ func TestExchangeHoldsTheRequestsWrite(t *testing.T) {
 	resp, err := readResponse(c.br, req, &f)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("readResponse = %v, %v", resp, err)
+	}
+}
+
+// gatedBody is a request body whose last part is read only once gate is
+// closed.
+type gatedBody struct {
+	head, tail io.Reader
+	gate       <-chan struct{}
+}
+
+func (b *gatedBody) Read(p []byte) (int, error) {
+	if n, err := b.head.Read(p); err != io.EOF {
+		return n, err
+	}
+	<-b.gate
+	return b.tail.Read(p)
+}
+
+// A request that does not fit the connection's buffer is not held: its
+// server may answer its first part before the rest has come, and the read
+// that waited at once would miss that answer.
+func TestEarlyAnswerToALargeRequest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	answered := make(chan struct{})
+	go func() { // answers once it has the head, then reads the rest and keeps the connection
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		c.Write([]byte("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"))
+		close(answered)
+		io.Copy(io.Discard, br)
+	}()
+	var d net.Dialer
+	tr := &Transport{Dial: d.DialContext}
+	head, tail := bytes.Repeat([]byte("a"), 4*writeBufSize), []byte("end")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // not a timing: fail rather than hang
+	defer cancel()
+	body := &gatedBody{bytes.NewReader(head), bytes.NewReader(tail), answered}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln.Addr().String()+"/upload", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(len(head) + len(tail))
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("RoundTrip: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("status %d, want 401", resp.StatusCode)
 	}
 }

@@ -70,6 +70,10 @@ func (l *headLimit) Read(p []byte) (int, error) {
 // write writes req's head and body, and flushes them.
 func (c *conn) write(req *http.Request) error {
 	w := c.bw
+	holder, holds := c.lim.r.(writeHolder)
+	if holds {
+		holder.startMessage()
+	}
 	w.WriteString(req.Method)
 	w.WriteByte(' ')
 	w.WriteString(req.URL.RequestURI())
@@ -99,16 +103,17 @@ func (c *conn) write(req *http.Request) error {
 			return err
 		}
 	}
-	if h, ok := c.lim.r.(writeHolder); ok && w.Buffered() > 0 {
-		h.holdNextWrite() // the flush's bytes go out as the answer is read
+	if holds && w.Buffered() > 0 {
+		holder.holdNextWrite() // the request goes out as its answer is read
 	}
 	return w.Flush()
 }
 
-// writeHolder is a connection's writer that can keep a write's bytes for
-// the read that follows, which writes them before it waits (connIO on
+// writeHolder is a connection's writer that can keep a message's write
+// for the read that follows, which writes it before it waits (connIO on
 // Linux).
 type writeHolder interface {
+	startMessage()
 	holdNextWrite()
 }
 
