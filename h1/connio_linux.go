@@ -106,9 +106,10 @@ func (c *connIO) Read(p []byte) (int, error) {
 }
 
 // read is the callback of Read: false when nothing waits to be read. A
-// held write goes first; once all of it is written, nothing can wait to
-// be read that the request's answer will not wake the read for, so the
-// read waits without the system call that would find nothing.
+// held write goes first, and once all of it is written the read waits at
+// once, without the system call that would find nothing: whatever comes
+// next (the answer, or a reset) comes after the poller cleared the
+// socket's readiness for this read, so it wakes the wait.
 func (op *sysOp) read(fd uintptr) bool {
 	if len(op.first) > 0 {
 		return op.sendFirst(fd)

@@ -414,10 +414,10 @@ func toolTimeout(e *registry.Entry) time.Duration {
 	return e.Skill.CallTimeout()
 }
 
-// keepsDeadline reports whether backend ends the call at timeout itself,
-// so that the pipeline need not set a deadline (a context and a timer a
-// call) only for a backend that forgets it: the backend is selfTimed and
-// the tool's timeout is its skill's.
+// keepsDeadline reports whether backend ends the call at timeout itself
+// (it is selfTimed, and the tool's timeout is its skill's), so that the
+// pipeline need not set a deadline of its own: a context and a timer a
+// call.
 func keepsDeadline(backend mcpgate.Backend, e *registry.Entry, timeout time.Duration) bool {
 	st, ok := backend.(selfTimed)
 	return ok && st.EndsCallsAtTimeout() && timeout == e.Skill.CallTimeout()
