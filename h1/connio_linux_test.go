@@ -132,13 +132,18 @@ func TestConnIOErrorsAsNetConn(t *testing.T) {
 	mustOpError(t, "closed", err, "write")
 }
 
-// TestConnIOReset reads and writes a connection its peer reset.
-func TestConnIOReset(t *testing.T) {
+// resetConnIO returns the connIO of a connection its peer reset.
+func resetConnIO(t *testing.T) *connIO {
 	a, b := tcpPair(t)
-	ca := mustConnIO(t, a)
 	b.SetLinger(0)
 	b.Close()
 	a.SetReadDeadline(time.Now().Add(10 * time.Second)) // not a timing: fail rather than hang
+	return mustConnIO(t, a)
+}
+
+// TestConnIOReset reads and writes a connection its peer reset.
+func TestConnIOReset(t *testing.T) {
+	ca := resetConnIO(t)
 	_, err := ca.Read(make([]byte, 8))
 	mustOpError(t, "reset", err, "read")
 	if !errors.Is(err, syscall.ECONNRESET) || !lostIdle(err) {
@@ -389,11 +394,7 @@ func TestConnIOHeldWriteFillsBuffer(t *testing.T) {
 // A held write that fails fails its read as a write, with the error that
 // tells a lost kept-alive connection (lostIdle).
 func TestConnIOHeldWriteFails(t *testing.T) {
-	a, b := tcpPair(t)
-	c := mustConnIO(t, a)
-	b.SetLinger(0)
-	b.Close()
-	a.SetReadDeadline(time.Now().Add(10 * time.Second)) // not a timing: bounds a failing wait
+	c := resetConnIO(t)
 	c.holdNextWrite()
 	c.Write([]byte("ping"))
 	_, err := c.Read(make([]byte, 8))
