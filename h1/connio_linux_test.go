@@ -404,14 +404,29 @@ func TestConnIOHeldWriteFails(t *testing.T) {
 	}
 }
 
-// A request's last write is held for the read of its answer.
+// A request's write is held for the read of its answer on a connection
+// taken from the pool, not on a new one.
 func TestExchangeHoldsTheRequestsWrite(t *testing.T) {
 	a, b := tcpPair(t)
 	c := newConn(a, "x:1")
-	req, err := http.NewRequest(http.MethodPost, "http://x:1/mcp", strings.NewReader(`{"jsonrpc":"2.0"}`))
-	if err != nil {
+	newRequest := func() *http.Request {
+		req, err := http.NewRequest(http.MethodPost, "http://x:1/mcp", strings.NewReader(`{"jsonrpc":"2.0"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	if err := c.write(newRequest()); err != nil {
 		t.Fatal(err)
 	}
+	if held := c.lim.r.(*connIO).r.first; len(held) > 0 {
+		t.Fatalf("a new connection held %d bytes of its first request", len(held))
+	}
+	if _, err := http.ReadRequest(bufio.NewReader(b)); err != nil {
+		t.Fatalf("the peer read no first request: %v", err)
+	}
+	c.reused = true
+	req := newRequest()
 	if err := c.write(req); err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +467,8 @@ func (b *gatedBody) Read(p []byte) (int, error) {
 
 // A request that does not fit the connection's buffer is not held: its
 // server may answer its first part before the rest has come, and the read
-// that waited at once would miss that answer.
+// that waited at once would miss that answer. The request goes on a
+// connection taken from the pool, where one that fits would be held.
 func TestEarlyAnswerToALargeRequest(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -460,43 +476,62 @@ func TestEarlyAnswerToALargeRequest(t *testing.T) {
 	}
 	defer ln.Close()
 	answered := make(chan struct{})
-	go func() { // answers once it has the head, then reads the rest and keeps the connection
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		br := bufio.NewReader(c)
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			if line == "\r\n" {
-				break
-			}
-		}
-		c.Write([]byte("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"))
-		close(answered)
-		io.Copy(io.Discard, br)
-	}()
+	go serveEarlyAnswer(ln, answered)
 	var d net.Dialer
 	tr := &Transport{Dial: d.DialContext}
-	head, tail := bytes.Repeat([]byte("a"), 4*writeBufSize), []byte("end")
+	url := "http://" + ln.Addr().String() + "/upload"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // not a timing: fail rather than hang
 	defer cancel()
+	first, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader("small"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, tr, first, http.StatusOK)
+	head, tail := bytes.Repeat([]byte("a"), 4*writeBufSize), []byte("end")
 	body := &gatedBody{bytes.NewReader(head), bytes.NewReader(tail), answered}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln.Addr().String()+"/upload", body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.ContentLength = int64(len(head) + len(tail))
+	mustStatus(t, tr, req, http.StatusUnauthorized)
+}
+
+// serveEarlyAnswer serves one connection of ln: a 200 to its first
+// request, read whole; a 401 to its second as soon as its head has come,
+// then closes answered and reads the rest, keeping the connection.
+func serveEarlyAnswer(ln net.Listener, answered chan<- struct{}) {
+	c, err := ln.Accept()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return
+	}
+	io.Copy(io.Discard, req.Body)
+	c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+	if _, err := http.ReadRequest(br); err != nil {
+		return
+	}
+	c.Write([]byte("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"))
+	close(answered)
+	io.Copy(io.Discard, br)
+}
+
+// mustStatus sends req through tr and fails t unless it is answered with
+// status.
+func mustStatus(t *testing.T, tr *Transport, req *http.Request, status int) {
+	t.Helper()
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		t.Fatalf("RoundTrip: %v", err)
 	}
+	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("status %d, want 401", resp.StatusCode)
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d", resp.StatusCode, status)
 	}
 }

@@ -103,7 +103,7 @@ func (c *conn) write(req *http.Request) error {
 			return err
 		}
 	}
-	if holds && w.Buffered() > 0 {
+	if holds && c.reused && w.Buffered() > 0 {
 		holder.holdNextWrite() // the request goes out as its answer is read
 	}
 	return w.Flush()
@@ -111,7 +111,9 @@ func (c *conn) write(req *http.Request) error {
 
 // writeHolder is a connection's writer that can keep a message's write
 // for the read that follows, which writes it before it waits (connIO on
-// Linux).
+// Linux). A request is held only on a connection taken from the pool,
+// whose idle peek found nothing waiting: on a new one the server may have
+// written first (an error at accept), which that wait would not see.
 type writeHolder interface {
 	startMessage()
 	holdNextWrite()
