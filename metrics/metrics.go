@@ -27,9 +27,9 @@ type Metrics struct {
 	backendTime  *prometheus.HistogramVec
 
 	// The series a tools/call records, resolved from their labels once.
-	callsOf    series[callKey, callSeries]
+	callsOf    series[callKey, countedTime]
 	backendsOf series[backendKey, prometheus.Observer]
-	requestsOf series[requestKey, requestSeries]
+	requestsOf series[requestKey, countedTime]
 }
 
 // series holds the series of a vector, or of vectors recorded together,
@@ -53,10 +53,17 @@ func (s *series[K, V]) get(k K, resolve func(K) V) V {
 // callKey labels a tool call's series.
 type callKey struct{ agent, tool, outcome string }
 
-// callSeries are the series a tool call records.
-type callSeries struct {
+// countedTime is a count and a duration histogram recorded together:
+// a tool call's, or an HTTP request's.
+type countedTime struct {
 	count    prometheus.Counter
 	duration prometheus.Observer
+}
+
+// observe counts one and records its duration d.
+func (c countedTime) observe(d time.Duration) {
+	c.count.Inc()
+	c.duration.Observe(d.Seconds())
 }
 
 // backendKey labels a backend's call time.
@@ -66,12 +73,6 @@ type backendKey struct{ agent, skill, kind, outcome string }
 type requestKey struct {
 	route string
 	code  int
-}
-
-// requestSeries are the series an HTTP request records.
-type requestSeries struct {
-	count    prometheus.Counter
-	duration prometheus.Observer
 }
 
 // latencyBuckets span a fast local call to a slow backend, in seconds.
@@ -114,14 +115,12 @@ func New() *Metrics {
 
 // ObserveCall records one tool call.
 func (m *Metrics) ObserveCall(agent, tool, outcome string, d time.Duration) {
-	s := m.callsOf.get(callKey{agent, tool, outcome}, m.resolveCall)
-	s.count.Inc()
-	s.duration.Observe(d.Seconds())
+	m.callsOf.get(callKey{agent, tool, outcome}, m.resolveCall).observe(d)
 }
 
 // resolveCall resolves a tool call's series.
-func (m *Metrics) resolveCall(k callKey) callSeries {
-	return callSeries{m.calls.WithLabelValues(k.agent, k.tool, k.outcome), m.callDuration.WithLabelValues(k.agent, k.tool)}
+func (m *Metrics) resolveCall(k callKey) countedTime {
+	return countedTime{m.calls.WithLabelValues(k.agent, k.tool, k.outcome), m.callDuration.WithLabelValues(k.agent, k.tool)}
 }
 
 // ObserveBackend records how long a skill's backend took to answer.
@@ -141,14 +140,12 @@ func (m *Metrics) RateLimited(agent string) {
 
 // ObserveRequest records one HTTP request.
 func (m *Metrics) ObserveRequest(route string, code int, d time.Duration) {
-	s := m.requestsOf.get(requestKey{route, code}, m.resolveRequest)
-	s.count.Inc()
-	s.duration.Observe(d.Seconds())
+	m.requestsOf.get(requestKey{route, code}, m.resolveRequest).observe(d)
 }
 
 // resolveRequest resolves an HTTP request's series.
-func (m *Metrics) resolveRequest(k requestKey) requestSeries {
-	return requestSeries{m.requests.WithLabelValues(k.route, statusText(k.code)), m.requestTime.WithLabelValues(k.route)}
+func (m *Metrics) resolveRequest(k requestKey) countedTime {
+	return countedTime{m.requests.WithLabelValues(k.route, statusText(k.code)), m.requestTime.WithLabelValues(k.route)}
 }
 
 // Handler serves the metrics in Prometheus' text format.
