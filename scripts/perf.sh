@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]:
+# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -13,6 +13,12 @@
 #     and, for reference, the same through scripts/forward (a byte
 #     forwarder that parses nothing: the floor of any process in the
 #     middle on this machine);
+#     then the fixture called directly and through the gateway again,
+#     both paced at --relay-rate calls/s in all (load --rate; 0 skips
+#     them): a process's CPU per call depends on how many calls it serves
+#     a second (a busier process finds more work without sleeping), and
+#     in a closed loop the relayed leg runs at fewer calls/s than the
+#     direct one, so this ratio compares the two at the same rate;
 #   - REST tools/call: a gateway with one REST tool on the demo backend,
 #     then scripts/relay (the minimal relay) in its place; the ratio of
 #     their CPU per call;
@@ -55,17 +61,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-duration=3s sessions=4 idle=10000 agent_calls=1500 agent_rate=2000 pg=${MCPGATE_TEST_POSTGRES:-} only=
+duration=3s sessions=4 relay_rate=2000 idle=10000 agent_calls=1500 agent_rate=2000 pg=${MCPGATE_TEST_POSTGRES:-} only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2 ;;
     --sessions) sessions=$2 ;;
+    --relay-rate) relay_rate=$2 ;;
     --idle) idle=$2 ;;
     --agent-calls) agent_calls=$2 ;;
     --agent-rate) agent_rate=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -95,6 +102,22 @@ relay_row() {
   d_cpu=$(field cpu_us_per_call "$work/direct") r_cpu=$(field cpu_us_per_call "$work/$1")
   echo "| $1 tools/call: gateway CPU / fixture CPU per call | $(ratio "$r_cpu" "$d_cpu")× ($r_cpu / $d_cpu µs) | ≤ 0.5× |"
   added_row "$1 tools/call: p50 latency added${2:+, $2}" "$1" direct
+}
+# paced_rows prints the relayed leg's rows against the direct one, both
+# paced at --relay-rate, when they ran.
+paced_rows() {
+  [ -s "$work/relayed-paced" ] || return 0
+  local d_cpu r_cpu d_p50 r_p50
+  d_cpu=$(field cpu_us_per_call "$work/direct-paced") r_cpu=$(field cpu_us_per_call "$work/relayed-paced")
+  d_p50=$(field p50_us "$work/direct-paced") r_p50=$(field p50_us "$work/relayed-paced")
+  echo "| relayed tools/call, both legs paced at $relay_rate calls/s: gateway CPU / fixture CPU per call | $(ratio "$r_cpu" "$d_cpu")× ($r_cpu / $d_cpu µs) | (≤ 0.5×, at equal rates) |"
+  echo "| relayed tools/call, both legs paced at $relay_rate calls/s: p50 latency added | $((r_p50 - d_p50)) µs ($r_p50 − $d_p50) | (reference) |"
+}
+# run_paced runs the direct and relayed legs again, paced at --relay-rate.
+run_paced() {
+  [ "$relay_rate" != 0 ] || return 0
+  run direct-paced --rate "$relay_rate" --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
+  run_relayed relayed-paced --rate "$relay_rate"
 }
 # floor_rows prints the byte forwarder's rows (the floor of a process in
 # the middle, no target) and the gateway's CPU per call over its own.
@@ -285,7 +308,10 @@ forward=$(wait_addr $forward_pid "$work/forward.err")
 run forwarded --url "http://$forward/mcp" --key none --tool test_simple_text --args '{}' --pid "$forward_pid"
 kill "$forward_pid"
 # run_relayed NAME runs the relayed leg NAME through the gateway started last.
-run_relayed() { run "$1" --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"; }
+run_relayed() {
+  local name=$1; shift
+  run "$name" "$@" --url "http://127.0.0.1:$gw_port/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}' --pid "$gw_pid"
+}
 if [ "$only" = relay ] && [ -n "${OLD:-}" ] && [ -n "${OLD_FIRST:-}" ]; then
   # The old gateway's leg first, the new one idle meanwhile.
   new_pid=$gw_pid new_port=$gw_port new_key=$gw_key
@@ -298,6 +324,8 @@ if [ "$only" = relay ] && [ -n "${OLD:-}" ] && [ -n "${OLD_FIRST:-}" ]; then
 else
   run_relayed relayed
 fi
+# The paced legs (skipped when comparing with an old binary).
+[ -z "${OLD:-}" ] && run_paced
 if [ "$only" = relay ]; then
   if [ -n "${OLD:-}" ] && [ -z "${OLD_FIRST:-}" ]; then
     kill "$gw_pid"
@@ -311,6 +339,7 @@ if [ "$only" = relay ]; then
   echo "|---|---|---|"
   relay_row relayed
   [ -n "${OLD:-}" ] && relay_row old
+  paced_rows
   floor_rows
   exit 0
 fi
@@ -350,6 +379,7 @@ relay_row relayed "$sessions sessions"
 if [ -s "$work/relayed-1" ]; then
   added_row "relayed tools/call: p50 latency added, 1 session (no queue)" relayed-1 direct-1
 fi
+paced_rows
 floor_rows
 echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_cpu" "$b_cpu")× ($g_cpu / $b_cpu µs) | ≤ 1.3× |"
 agent_row sqlite
