@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -238,6 +237,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		m.Close()
 		return err
 	}
+	releaseStartupHeap()
 	hup, term := make(chan os.Signal, 1), make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	signal.Notify(term, syscall.SIGTERM)
@@ -277,7 +277,8 @@ func (m *Main) stop(term <-chan os.Signal) error {
 // serving. It returns once the listener is open.
 func (m *Main) Run(ctx context.Context) (err error) {
 	m.logger, m.logOut = newLogger(m.Env, m.Config.LogLevel, m.Config.LogFormat, m.logDelay)
-	tuneGC(m.Env)
+	stopGC := startGCTuner(m.Env)
+	m.closers = append(m.closers, func() error { stopGC(); return nil })
 	if m.unlock, err = m.lockDataDir(); err != nil {
 		return err
 	}
@@ -561,14 +562,4 @@ func newLogger(env *Env, level, format string, delay time.Duration) (*slog.Logge
 func validLevel(level string) bool {
 	var l slog.Level
 	return l.UnmarshalText([]byte(level)) == nil
-}
-
-// tuneGC lets the heap grow to five times its live size between
-// collections unless GOGC says otherwise: the gateway's live heap is small
-// (tens of MB), and with Go's default of 100% the collector takes about a
-// tenth of the CPU of a busy tools/call path.
-func tuneGC(env *Env) {
-	if _, set := env.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
-	}
 }
