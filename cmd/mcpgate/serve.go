@@ -237,12 +237,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		m.Close()
 		return err
 	}
-	releaseStartupHeap()
 	hup, term := make(chan os.Signal, 1), make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	signal.Notify(term, syscall.SIGTERM)
 	defer signal.Stop(hup)
 	defer signal.Stop(term)
+	releaseStartupHeap() // after Notify: a signal meanwhile waits in its channel
 	for {
 		select {
 		case <-term:
