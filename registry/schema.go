@@ -16,6 +16,10 @@ import (
 // says otherwise), safe for concurrent use.
 type Schema struct {
 	s *jsonschema.Schema
+	// anyObject is set for a schema that every JSON object satisfies and
+	// nothing else (see acceptsAnyObject): the input schema of most tools
+	// without parameters.
+	anyObject bool
 }
 
 // noLoader refuses every $ref outside the schema itself: a tool's schema
@@ -45,7 +49,41 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, mcpgate.Errorf(mcpgate.EINVALID, "schema does not compile: %s", compactError(err))
 	}
-	return &Schema{s: s}, nil
+	return &Schema{s: s, anyObject: acceptsAnyObject(doc)}, nil
+}
+
+// acceptsAnyObject reports whether doc, a decoded schema, asks only that
+// an instance be an object: "type": "object", and otherwise nothing but
+// annotations, no properties, nothing required, and additional properties
+// allowed.
+func acceptsAnyObject(doc any) bool {
+	m, ok := doc.(map[string]any)
+	if !ok || m["type"] != "object" {
+		return false
+	}
+	for k, v := range m {
+		switch k {
+		case "type", "$schema", "$id", "$comment", "title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly":
+		case "properties", "patternProperties", "$defs", "definitions":
+			if o, ok := v.(map[string]any); !ok || len(o) > 0 {
+				return false
+			}
+		case "required":
+			if a, ok := v.([]any); !ok || len(a) > 0 {
+				return false
+			}
+		case "additionalProperties", "unevaluatedProperties":
+			if v == true {
+				continue
+			}
+			if o, ok := v.(map[string]any); !ok || len(o) > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // compactError keeps a compile error on one line.
@@ -77,7 +115,12 @@ func (s *Schema) Decode(doc json.RawMessage) (any, error) {
 }
 
 // ValidateValue is Validate for a value already decoded with UseNumber.
+// An object needs no more than its type checked against a schema that
+// accepts any object; anything else gets the library's words.
 func (s *Schema) ValidateValue(v any) error {
+	if _, ok := v.(map[string]any); ok && s.anyObject {
+		return nil
+	}
 	err := s.s.Validate(v)
 	var ve *jsonschema.ValidationError
 	if err == nil {

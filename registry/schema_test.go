@@ -157,6 +157,53 @@ func TestSchemaValidateValue(t *testing.T) {
 	mustErrorContain(t, err, mcpgate.EINVALID, "/n: got number, want integer")
 }
 
+func TestSchemaAcceptsAnyObject(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		any    bool
+	}{
+		{`{"type":"object"}`, true},
+		{`{"type":"object","properties":{},"required":[],"additionalProperties":true}`, true},
+		{`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","title":"none","description":"Takes nothing.","additionalProperties":{}}`, true},
+		{`{"type":"object","additionalProperties":false}`, false},
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, false},
+		{`{"type":"object","required":["a"]}`, false},
+		{`{"type":"object","minProperties":1}`, false},
+		{`{"type":"object","not":{"required":["a"]}}`, false},
+		{`{"type":["object","null"]}`, false},
+		{`{}`, false},
+	} {
+		s := mustCompile(t, c.schema)
+		if s.anyObject != c.any {
+			t.Errorf("%s: anyObject = %v, want %v", c.schema, s.anyObject, c.any)
+		}
+		// Whatever the flag, the answer is the library's.
+		for _, doc := range []string{`{}`, `{"a":1,"b":[null]}`, `[]`, `"x"`, `1`, `null`, `true`} {
+			v, ok := decodeValue([]byte(doc))
+			if !ok {
+				t.Fatalf("decodeValue(%s) failed", doc)
+			}
+			got, want := s.ValidateValue(v), s.s.Validate(v)
+			if (got == nil) != (want == nil) {
+				t.Errorf("%s on %s: ValidateValue = %v, the library says %v", c.schema, doc, got, want)
+			}
+		}
+	}
+	err := mustCompile(t, `{"type":"object"}`).ValidateValue([]any{})
+	mustErrorContain(t, err, mcpgate.EINVALID, "got array, want object")
+}
+
+func BenchmarkValidateAnyObject(b *testing.B) {
+	s := mustCompile(b, `{"type":"object"}`)
+	doc := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Validate(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkValidate(b *testing.B) {
 	s := mustCompile(b, orderSchema)
 	doc := json.RawMessage(`{"customer":"ACME Corp","quantity":12,"priority":"normal","notes":"leave at the back door",` +
