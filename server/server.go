@@ -118,13 +118,13 @@ type Options struct {
 type Server struct {
 	opts  Options
 	guard *guard
-	mux   *http.ServeMux
+	mux   *routeMux
 }
 
 // New returns a server. Returns EINVALID when the public URL or an allowed
 // origin is malformed.
 func New(opts *Options) (*Server, error) {
-	s := &Server{opts: *opts, mux: http.NewServeMux()}
+	s := &Server{opts: *opts, mux: newRouteMux()}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -141,7 +141,7 @@ func New(opts *Options) (*Server, error) {
 func (s *Server) routes() {
 	s.probes()
 	s.metricsRoute()
-	s.handle("/{agent}/mcp", "mcp", s.refuseStreamsWhileDraining(http.HandlerFunc(s.handleMCP)))
+	s.handle(mcpPattern, "mcp", s.refuseStreamsWhileDraining(http.HandlerFunc(s.handleMCP)))
 	s.oauthRoutes()
 	if s.opts.API != nil {
 		s.handle("/api/v1/", "api", s.opts.API)

@@ -1,0 +1,83 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+)
+
+// mcpPattern is the pattern of the MCP endpoints.
+const mcpPattern = "/{agent}/mcp"
+
+// routeMux is the route table: an http.ServeMux that serves a request to
+// an MCP endpoint without looking it up among every pattern, the mux's
+// lookup having been a hundredth of a relayed call's CPU. It takes that
+// shortcut only where the mux would choose the MCP pattern too: for a
+// clean path /{agent}/mcp whose first segment no other pattern names
+// literally, while no other pattern starts with a wildcard or names a
+// host.
+type routeMux struct {
+	*http.ServeMux
+	mcp    http.Handler    // the handler of mcpPattern, once registered
+	others map[string]bool // the literal first segments of the other patterns
+	wild   bool            // another pattern starts with a wildcard or names a host
+}
+
+// newRouteMux returns an empty route table.
+func newRouteMux() *routeMux {
+	return &routeMux{ServeMux: http.NewServeMux(), others: map[string]bool{}}
+}
+
+// Handle registers h for pattern, as http.ServeMux.Handle.
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.ServeMux.Handle(pattern, h)
+	m.note(pattern, h)
+}
+
+// note records what the shortcut needs to know of pattern.
+func (m *routeMux) note(pattern string, h http.Handler) {
+	path := pattern
+	if _, rest, ok := strings.Cut(pattern, " "); ok {
+		path = strings.TrimLeft(rest, " \t")
+	}
+	switch {
+	case path == mcpPattern && path == pattern:
+		m.mcp = h
+	case !strings.HasPrefix(path, "/"): // a host
+		m.wild = true
+	case path == "/":
+	default:
+		first, _, _ := strings.Cut(path[1:], "/")
+		if strings.HasPrefix(first, "{") {
+			m.wild = true
+		} else {
+			m.others[first] = true
+		}
+	}
+}
+
+// ServeHTTP serves r, through the shortcut when it applies.
+func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if agent, ok := m.mcpAgent(r); ok {
+		r.Pattern = mcpPattern
+		r.SetPathValue("agent", agent)
+		m.mcp.ServeHTTP(w, r)
+		return
+	}
+	m.ServeMux.ServeHTTP(w, r)
+}
+
+// mcpAgent returns the agent of a request the shortcut serves.
+func (m *routeMux) mcpAgent(r *http.Request) (string, bool) {
+	if m.mcp == nil || m.wild || r.Method == http.MethodConnect || r.URL.RawPath != "" {
+		return "", false
+	}
+	agent, ok := strings.CutSuffix(r.URL.Path, "/mcp")
+	if !ok || !strings.HasPrefix(agent, "/") {
+		return "", false
+	}
+	agent = agent[1:]
+	if agent == "" || agent == "." || agent == ".." || strings.Contains(agent, "/") || m.others[agent] {
+		return "", false
+	}
+	return agent, true
+}
