@@ -160,8 +160,11 @@ func (p *Pipeline) awaitDecision(ctx context.Context, e *registry.Entry, call *m
 	defer poll.Stop()
 	deadline := time.NewTimer(a.Deadline.Sub(p.opts.Now()))
 	defer deadline.Stop()
+	// Both notices go out before the first read: a decision made at once
+	// must not leave the caller without them.
+	lastReport := p.opts.Now()
 	call.Notifier.Log("info", "mcpgate", p.waitingMessage(e, a))
-	lastReport := time.Time{}
+	call.Notifier.Progress(waitedFraction(a, lastReport), 0, p.waitingMessage(e, a))
 	for {
 		cur, err := p.opts.Approvals.FindApproval(ctx, a.ID)
 		if err != nil {

@@ -85,3 +85,35 @@ func TestApprovalWaitReports(t *testing.T) {
 		t.Fatalf("logs = %q; want one message saying whom the call waits for", logs)
 	}
 }
+
+// decidedAtOnce is an approval store whose approvals are approved as they
+// are created, before a waiting call first reads them.
+type decidedAtOnce struct{ *memApprovals }
+
+func (d decidedAtOnce) CreateApproval(ctx context.Context, a *mcpgate.Approval) error {
+	if err := d.memApprovals.CreateApproval(ctx, a); err != nil {
+		return err
+	}
+	_, err := d.DecideApproval(ctx, a.ID, mcpgate.Decision{State: mcpgate.ApprovalApproved, Reviewer: "alice", At: time.Now()})
+	return err
+}
+
+// TestApprovalNoticesBeforeADecision: a call whose approval is decided
+// before its first look still heard whom it waited for, as a log message
+// and as progress (a reviewer quicker than the gateway's goroutine).
+func TestApprovalNoticesBeforeADecision(t *testing.T) {
+	g := newGateHarness(t)
+	g.p.opts.Approvals = decidedAtOnce{g.approvals}
+	n := &waitNotifier{}
+	c := &mcpgate.Call{Agent: &mcpgate.Agent{ID: "a1"}, ToolName: "delete", Arguments: json.RawMessage(`{}`),
+		Caller: mcpgate.Caller{Identity: "user:u1"}, Notifier: n}
+	if _, err := g.p.Call(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if logs := n.logged(); len(logs) != 1 || !waitingText.MatchString(logs[0][len("info mcpgate "):]) {
+		t.Fatalf("logs = %q; want one message saying whom the call waits for", logs)
+	}
+	if events := n.progress(); len(events) == 0 || !waitingText.MatchString(events[0].Message) {
+		t.Fatalf("progress = %+v; want a report of the wait first", events)
+	}
+}
