@@ -8,15 +8,16 @@ import (
 // mcpPattern is the pattern of the MCP endpoints.
 const mcpPattern = "/{agent}/mcp"
 
-// routeMux is the route table: an http.ServeMux that serves a request to
-// an MCP endpoint without looking it up among every pattern, the mux's
-// lookup having been a hundredth of a relayed call's CPU. It takes that
+// routeMux is the route table: an http.ServeMux, in front of which a
+// shortcut serves a request to an MCP endpoint without the mux's lookup
+// among every pattern (a hundredth of a relayed call's CPU). It takes the
 // shortcut only where the mux would choose the MCP pattern too: for a
 // clean path /{agent}/mcp whose first segment no other pattern names
 // literally, while no other pattern starts with a wildcard or names a
-// host.
+// host. Every pattern goes through Handle (the mux itself is not exposed,
+// so that none can be registered unseen).
 type routeMux struct {
-	*http.ServeMux
+	mux    *http.ServeMux
 	mcp    http.Handler    // the handler of mcpPattern, once registered
 	others map[string]bool // the literal first segments of the other patterns
 	wild   bool            // another pattern starts with a wildcard or names a host
@@ -24,12 +25,12 @@ type routeMux struct {
 
 // newRouteMux returns an empty route table.
 func newRouteMux() *routeMux {
-	return &routeMux{ServeMux: http.NewServeMux(), others: map[string]bool{}}
+	return &routeMux{mux: http.NewServeMux(), others: map[string]bool{}}
 }
 
 // Handle registers h for pattern, as http.ServeMux.Handle.
 func (m *routeMux) Handle(pattern string, h http.Handler) {
-	m.ServeMux.Handle(pattern, h)
+	m.mux.Handle(pattern, h)
 	m.note(pattern, h)
 }
 
@@ -63,7 +64,7 @@ func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.mcp.ServeHTTP(w, r)
 		return
 	}
-	m.ServeMux.ServeHTTP(w, r)
+	m.mux.ServeHTTP(w, r)
 }
 
 // mcpAgent returns the agent of a request the shortcut serves.

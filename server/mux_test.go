@@ -45,7 +45,7 @@ func TestRouteMuxShortcut(t *testing.T) {
 	for _, q := range requests {
 		r := httptest.NewRequest(q.method, q.target, nil)
 		agent, ok := m.mcpAgent(r)
-		_, pattern := m.ServeMux.Handler(r)
+		_, pattern := m.mux.Handler(r)
 		if !ok {
 			continue
 		}
@@ -55,7 +55,7 @@ func TestRouteMuxShortcut(t *testing.T) {
 			continue
 		}
 		w := httptest.NewRecorder()
-		m.ServeMux.ServeHTTP(w, r)
+		m.mux.ServeHTTP(w, r)
 		if want := mcpPattern + " " + agent; w.Body.String() != want {
 			t.Errorf("%s %s: the shortcut's agent is %q, the mux answers %q", q.method, q.target, agent, w.Body.String())
 		}
