@@ -162,9 +162,9 @@ func (p *Pipeline) awaitDecision(ctx context.Context, e *registry.Entry, call *m
 	defer deadline.Stop()
 	// Both notices go out before the first read: a decision made at once
 	// must not leave the caller without them.
-	lastReport := p.opts.Now()
-	call.Notifier.Log("info", "mcpgate", p.waitingMessage(e, a))
-	call.Notifier.Progress(waitedFraction(a, lastReport), 0, p.waitingMessage(e, a))
+	lastReport, msg := p.opts.Now(), p.waitingMessage(e, a)
+	call.Notifier.Log("info", "mcpgate", msg)
+	call.Notifier.Progress(waitedFraction(a, lastReport), 0, msg)
 	for {
 		cur, err := p.opts.Approvals.FindApproval(ctx, a.ID)
 		if err != nil {
