@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 )
 
@@ -14,16 +15,25 @@ func patternEcho(pattern string) http.Handler {
 	})
 }
 
-// gatewayLikeMux registers patterns like the gateway's route table, and a
-// literal one more specific than the MCP pattern.
+// gatewayPatterns are patterns like the gateway's route table, with a
+// literal one more specific than the MCP pattern (the last but one).
+var gatewayPatterns = []string{
+	"GET /healthz", "GET /readyz", "GET /metrics", mcpPattern, "/api/v1/",
+	"POST /mcp/tools/list", "POST /mcp/tools/call", "/ui/{$}", "/ui/static/", "/ui/agents/",
+	"GET /.well-known/oauth-protected-resource/{agent}/mcp", "OPTIONS /.well-known/oauth-protected-resource/{agent}/mcp",
+	"GET /{agent}/mcp/.well-known/openid-configuration", "OPTIONS /{agent}/mcp/.well-known/oauth-authorization-server",
+	"POST /oauth/token", "/special/mcp", "/",
+}
+
+// gatewayLikeMux registers gatewayPatterns and extra.
 func gatewayLikeMux(extra ...string) *routeMux {
+	return muxOf(append(gatewayPatterns, extra...))
+}
+
+// muxOf registers patterns, each answering with patternEcho.
+func muxOf(patterns []string) *routeMux {
 	m := newRouteMux()
-	for _, p := range append([]string{
-		"GET /healthz", "GET /readyz", "GET /metrics", mcpPattern, "/api/v1/",
-		"POST /mcp/tools/list", "POST /mcp/tools/call", "/ui/{$}", "/ui/static/", "/ui/agents/",
-		"GET /.well-known/oauth-protected-resource/{agent}/mcp", "OPTIONS /.well-known/oauth-protected-resource/{agent}/mcp",
-		"POST /oauth/token", "/special/mcp", "/",
-	}, extra...) {
+	for _, p := range patterns {
 		m.Handle(p, patternEcho(p))
 	}
 	return m
@@ -70,18 +80,41 @@ func TestRouteMuxShortcut(t *testing.T) {
 	}
 }
 
-// TestRouteMuxShortcutOff: a pattern that starts with a wildcard or names
-// a host could take an MCP path; the shortcut is then never taken.
+// TestRouteMuxShortcutOff: a pattern that names a host, or starts with a
+// wildcard and could match an MCP path, turns the shortcut off; one that
+// starts with a wildcard but cannot match leaves it on.
 func TestRouteMuxShortcutOff(t *testing.T) {
-	for _, extra := range []string{"GET /{x}/status", "other.example/"} {
-		m := gatewayLikeMux(extra)
-		if _, ok := m.mcpAgent(httptest.NewRequest("POST", "/weather/mcp", nil)); ok {
-			t.Errorf("with %q registered, the shortcut was taken", extra)
+	for _, c := range []struct {
+		extra string
+		off   bool
+	}{
+		{"other.example/", true}, {"GET /{x}/mcp", true}, {"/{x}/{y}", true}, {"/{x}/", true},
+		{"/{x}/{rest...}", true}, {"GET /{x}/%6Dcp", true},
+		{"GET /{x}/status", false}, {"/{x}/mcp/", false}, {"/{x}/{$}", false}, {"/{x}/mcp/{y}", false},
+		{"/{x}", false},
+	} {
+		// Without /special/mcp, which some of the extras would conflict with.
+		base := slices.DeleteFunc(slices.Clone(gatewayPatterns), func(p string) bool { return p == "/special/mcp" })
+		m := muxOf(append(base, c.extra))
+		if _, ok := m.mcpAgent(httptest.NewRequest("POST", "/weather/mcp", nil)); ok == c.off {
+			t.Errorf("with %q registered, the shortcut taken: %v, want %v", c.extra, ok, !c.off)
 		}
 		w := httptest.NewRecorder()
 		m.ServeHTTP(w, httptest.NewRequest("POST", "/weather/mcp", nil))
-		if got, want := w.Body.String(), mcpPattern+" weather"; got != want {
-			t.Errorf("with %q registered, served %q, want %q", extra, got, want)
+		if _, pattern := m.mux.Handler(httptest.NewRequest("POST", "/weather/mcp", nil)); pattern != mcpPattern && !c.off {
+			t.Errorf("with %q registered, the mux chooses %q, and the shortcut is on", c.extra, pattern)
 		}
+		if got, want := w.Body.String(), mcpPattern+" weather"; !c.off && got != want {
+			t.Errorf("with %q registered, served %q, want %q", c.extra, got, want)
+		}
+	}
+}
+
+// TestServerTakesRouteShortcut: the gateway's own route table, OAuth
+// included, leaves the MCP endpoint's shortcut on.
+func TestServerTakesRouteShortcut(t *testing.T) {
+	f := mustOAuthFixture(t)
+	if agent, ok := f.srv.mux.mcpAgent(httptest.NewRequest("POST", "/shop/mcp", nil)); !ok || agent != "shop" {
+		t.Fatalf("the shortcut gives %q, %v; want shop, true", agent, ok)
 	}
 }

@@ -37,6 +37,7 @@ type oauthFixture struct {
 	alice string // alice's user ID
 	key   string // a user key of alice
 	reg   *registry.Registry
+	srv   *Server
 }
 
 func mustOAuthFixture(tb testing.TB) *oauthFixture {
@@ -63,6 +64,7 @@ func mustOAuthFixture(tb testing.TB) *oauthFixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	f.srv = srv
 	for user, agents := range map[string][]string{"alice": {"shop", "notes"}, "bob": {"bobs"}} {
 		u := &mcpgate.User{Name: user, Source: mcpgate.SourceCLI}
 		if err := st.CreateUser(ctx, u); err != nil {
