@@ -30,7 +30,7 @@ type Hub struct {
 	notifiers     topic[mcpgate.SessionNotifier]
 	requested     topic[func(a *mcpgate.Approval)]
 	decided       topic[func(a *mcpgate.Approval)]
-	published     topic[func(ctx context.Context, e *mcpgate.Event)]
+	published     topic[publisher]
 }
 
 var _ mcpgate.SessionNotifier = (*Hub)(nil)
@@ -85,15 +85,39 @@ func (h *Hub) NotifyAgent(agentID, method string, params json.RawMessage) {
 // OnNotify subscribes n to NotifySession and NotifyAgent.
 func (h *Hub) OnNotify(n mcpgate.SessionNotifier) { h.notifiers.add(n) }
 
-// topic is one event's subscribers.
 // Publish publishes an event for webhooks (call, approval and task
 // events). Subscribers must not block: they queue the event and return.
 func (h *Hub) Publish(ctx context.Context, e *mcpgate.Event) {
-	h.published.each(func(f func(context.Context, *mcpgate.Event)) { f(ctx, e) })
+	h.published.each(func(p publisher) { p.f(ctx, e) })
 }
 
-// OnPublish subscribes f to Publish.
-func (h *Hub) OnPublish(f func(ctx context.Context, e *mcpgate.Event)) { h.published.add(f) }
+// OnPublish subscribes f to Publish; it wants every event (Wants).
+func (h *Hub) OnPublish(f func(ctx context.Context, e *mcpgate.Event)) { h.published.add(publisher{f: f}) }
+
+// OnPublishWanted subscribes f to Publish, wanting the events wants
+// reports it wants (f is still given every event, and may drop some).
+func (h *Hub) OnPublishWanted(f func(ctx context.Context, e *mcpgate.Event), wants func(userID, eventType string) bool) {
+	h.published.add(publisher{f: f, wants: wants})
+}
+
+// Wants reports whether a subscriber wants an event of eventType for the
+// user; a publisher may skip making an event that none wants, such as a
+// call's on every call when no webhook listens.
+func (h *Hub) Wants(userID, eventType string) bool {
+	for _, p := range h.published.list() {
+		if p.wants == nil || p.wants(userID, eventType) {
+			return true
+		}
+	}
+	return false
+}
+
+// publisher is a subscriber of Publish, and what it wants (every event
+// when nil).
+type publisher struct {
+	f     func(ctx context.Context, e *mcpgate.Event)
+	wants func(userID, eventType string) bool
+}
 
 // topic is one event's subscribers.
 type topic[F any] struct {
@@ -111,12 +135,16 @@ func (t *topic[F]) add(f F) {
 // each calls do with every subscriber, outside the lock, so that a
 // subscriber may publish or subscribe in turn.
 func (t *topic[F]) each(do func(F)) {
-	t.mu.RLock()
-	subs := t.subs
-	t.mu.RUnlock()
-	for _, f := range subs {
+	for _, f := range t.list() {
 		do(f)
 	}
+}
+
+// list returns the subscribers (append never changes the ones listed).
+func (t *topic[F]) list() []F {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.subs
 }
 
 // ApprovalRequested publishes that a gated call asked for approval (the

@@ -76,3 +76,24 @@ func TestHubPublishesEvents(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+func TestHubWants(t *testing.T) {
+	h := New()
+	if h.Wants("u1", mcpgate.EventCallCompleted) {
+		t.Error("a hub without subscribers wants an event")
+	}
+	var got []string
+	h.OnPublishWanted(func(_ context.Context, e *mcpgate.Event) { got = append(got, e.Type) },
+		func(user, typ string) bool { return user == "u1" && typ == mcpgate.EventCallFailed })
+	if !h.Wants("u1", mcpgate.EventCallFailed) || h.Wants("u1", mcpgate.EventCallCompleted) || h.Wants("u2", mcpgate.EventCallFailed) {
+		t.Error("the hub does not want what its subscriber wants")
+	}
+	h.Publish(context.Background(), &mcpgate.Event{Type: mcpgate.EventCallCompleted, UserID: "u2"})
+	if want := []string{mcpgate.EventCallCompleted}; !slices.Equal(got, want) {
+		t.Errorf("the subscriber was given %q, want %q (every event)", got, want)
+	}
+	h.OnPublish(func(context.Context, *mcpgate.Event) {})
+	if !h.Wants("u2", mcpgate.EventCallCompleted) {
+		t.Error("with a subscriber that wants every event, the hub does not want one")
+	}
+}

@@ -14,6 +14,12 @@ type Events interface {
 	Publish(ctx context.Context, e *mcpgate.Event)
 }
 
+// wanter is implemented by Events that can tell that no subscriber wants
+// an event (events.Hub): the pipeline then does not make it.
+type wanter interface {
+	Wants(userID, eventType string) bool
+}
+
 // callEventData is the data of call.completed and call.failed. It never
 // holds the call's arguments or result, which may carry secrets.
 type callEventData struct {
@@ -32,14 +38,17 @@ func (p *Pipeline) publish(ctx context.Context, call *mcpgate.Call, id, outcome 
 	if p.opts.Events == nil {
 		return
 	}
+	typ := mcpgate.EventCallFailed
+	if outcome == mcpgate.OutcomeOK || outcome == mcpgate.OutcomeReplayed {
+		typ = mcpgate.EventCallCompleted
+	}
+	if w, ok := p.opts.Events.(wanter); ok && !w.Wants(call.Agent.OwnerID, typ) {
+		return
+	}
 	data := callEventData{CallID: id, Agent: call.Agent.ID, Tool: call.ToolName, Outcome: outcome,
 		DurationMS: d.Milliseconds(), Error: eventError(outcome, err)}
 	if call.Skill != nil {
 		data.Skill = call.Skill.Name
-	}
-	typ := mcpgate.EventCallFailed
-	if outcome == mcpgate.OutcomeOK || outcome == mcpgate.OutcomeReplayed {
-		typ = mcpgate.EventCallCompleted
 	}
 	b := data.appendJSON(make([]byte, 0, 160))
 	p.opts.Events.Publish(ctx, &mcpgate.Event{ID: mcpgate.NewID("evt_"), Type: typ, CreatedAt: p.opts.Now().UTC(),

@@ -25,6 +25,32 @@ func (p *published) Publish(_ context.Context, e *mcpgate.Event) {
 	p.events = append(p.events, e)
 }
 
+// choosy is an Events that wants only the calls that failed.
+type choosy struct{ published }
+
+func (*choosy) Wants(_, eventType string) bool { return eventType == mcpgate.EventCallFailed }
+
+// TestCallPublishesOnlyWantedEvents: an event no subscriber wants is not
+// made.
+func TestCallPublishesOnlyWantedEvents(t *testing.T) {
+	h := newHarness(t, func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		if strings.Contains(string(call.Arguments), "no") {
+			return mcpgate.ErrorResult("HTTP 400"), nil
+		}
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("ok")}}, nil
+	})
+	ev := &choosy{}
+	h.p = New(&Options{Tables: mustRegistry(t), Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: h.rest},
+		Events: ev, Logger: slog.New(slog.DiscardHandler)})
+	agent := &mcpgate.Agent{ID: "a1", OwnerID: "u1"}
+	for _, args := range []string{`{"q":"hi"}`, `{"q":"no"}`, `{"q":"hi"}`} {
+		h.p.Call(context.Background(), &mcpgate.Call{Agent: agent, ToolName: "echo", Arguments: json.RawMessage(args), Notifier: mcpgate.NopNotifier{}})
+	}
+	if len(ev.events) != 1 || ev.events[0].Type != mcpgate.EventCallFailed {
+		t.Fatalf("published %d events, want the one failed call's", len(ev.events))
+	}
+}
+
 func TestCallPublishesOneEventPerCall(t *testing.T) {
 	h := newHarness(t, func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 		if strings.Contains(string(call.Arguments), "boom") {

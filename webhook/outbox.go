@@ -82,10 +82,18 @@ func NewOutbox(opts *OutboxOptions) *Outbox {
 	return o
 }
 
+// Wants reports whether a webhook of the user may want events of
+// eventType: Publish drops the others. (Without OutboxOptions.Webhooks,
+// before the first Refresh, after a failed one, or for an event whose
+// owner is not known yet, it wants every event.)
+func (o *Outbox) Wants(userID, eventType string) bool {
+	return o.opts.Webhooks == nil || o.subs.wants(userID, eventType)
+}
+
 // Publish queues e, setting its ID and CreatedAt when unset. It never
 // blocks: when the queue is full the event is dropped, counted and logged.
 func (o *Outbox) Publish(_ context.Context, e *mcpgate.Event) {
-	if o.opts.Webhooks != nil && !o.subs.wants(e.UserID, e.Type) {
+	if !o.Wants(e.UserID, e.Type) {
 		return // no webhook wants it
 	}
 	if e.ID == "" {

@@ -36,6 +36,12 @@ func TestOutboxSkipsEventsNobodyWants(t *testing.T) {
 	go o.Run(t.Context())
 	o.Refresh(ctx)
 	svc := webhook.NewService(&webhook.ServiceOptions{Store: s.store, Sealer: s.box, Policy: s.policy(), Changed: o.Refresh})
+	if !o.Wants("", mcpgate.EventCallCompleted) {
+		t.Error("the outbox does not want an event whose owner it does not know yet")
+	}
+	if o.Wants(u.ID, mcpgate.EventCallCompleted) {
+		t.Error("the outbox wants an event no webhook wants")
+	}
 	o.Publish(ctx, &mcpgate.Event{Type: mcpgate.EventCallCompleted, UserID: u.ID, Data: []byte(`{}`)})
 	r, srv := newReceiver(t, 200)
 	w, secret, err := svc.Create(ctx, u.ID, srv.URL, []string{mcpgate.EventCallFailed}, "")
@@ -43,6 +49,9 @@ func TestOutboxSkipsEventsNobodyWants(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.secret = []byte(secret)
+	if !o.Wants(u.ID, mcpgate.EventCallFailed) || o.Wants(u.ID, mcpgate.EventCallCompleted) {
+		t.Error("after the webhook is made, the outbox wants other events than those of its type")
+	}
 	o.Publish(ctx, &mcpgate.Event{Type: mcpgate.EventCallCompleted, UserID: u.ID, Data: []byte(`{}`)}) // not its type
 	o.Publish(ctx, &mcpgate.Event{Type: mcpgate.EventCallFailed, UserID: u.ID, Data: []byte(`{}`)})
 	waitDeliveries(t, s, w.ID, 1)

@@ -63,7 +63,7 @@ func (m *Main) newWebhooks(hub *events.Hub, guard *netguard.Guard, met *metrics.
 		Webhooks: m.store})
 	w.service = webhook.NewService(&webhook.ServiceOptions{Store: m.store, Sealer: m.box, Policy: policy, Wake: w.deliverer.Wake,
 		Changed: w.changed})
-	hub.OnPublish(w.outbox.Publish)
+	hub.OnPublishWanted(w.outbox.Publish, w.outbox.Wants)
 	hub.OnApprovalRequested(func(a *mcpgate.Approval) {
 		hub.Publish(context.Background(), webhook.ApprovalEvent(mcpgate.EventApprovalRequested, a))
 	})
