@@ -92,7 +92,9 @@ func (h *Hub) Publish(ctx context.Context, e *mcpgate.Event) {
 }
 
 // OnPublish subscribes f to Publish; it wants every event (Wants).
-func (h *Hub) OnPublish(f func(ctx context.Context, e *mcpgate.Event)) { h.published.add(publisher{f: f}) }
+func (h *Hub) OnPublish(f func(ctx context.Context, e *mcpgate.Event)) {
+	h.published.add(publisher{f: f})
+}
 
 // OnPublishWanted subscribes f to Publish, wanting the events wants
 // reports it wants (f is still given every event, and may drop some).
