@@ -27,6 +27,10 @@ type httpTransport struct {
 	// sessionHdr and versionHdr are session and version as header values,
 	// made once for every request (net/http only reads them).
 	sessionHdr, versionHdr []string
+	// postHdr is the whole Header of a POST that adds none of its own,
+	// shared by every such POST while session and version stay
+	// (postHeader); nil until made, and after either changed.
+	postHdr http.Header
 	listen                 sync.WaitGroup
 	drains                 sync.WaitGroup // reply streams read to their end (release)
 	readers                readerPool
@@ -55,6 +59,7 @@ func (t *httpTransport) oneStream() bool { return false }
 func (t *httpTransport) negotiated(version string) {
 	t.mu.Lock()
 	t.version, t.versionHdr = version, []string{version}
+	t.postHdr = nil
 	t.mu.Unlock()
 }
 
@@ -82,6 +87,55 @@ func (t *httpTransport) request(ctx context.Context, method string, body []byte)
 	}
 	t.mu.Unlock()
 	return req, nil
+}
+
+// post builds a POST of msg with the headers extra adds. One that adds
+// none gets the Header every such POST shares (postHeader) where do hands
+// it to the client's Transport, which only reads it (a RoundTripper must
+// not change a request); the client itself would add cookies to it.
+func (t *httpTransport) post(ctx context.Context, msg []byte, extra http.Header) (*http.Request, error) {
+	if len(extra) > 0 || t.hc.Jar != nil || t.hc.Timeout != 0 || t.u == nil {
+		req, err := t.request(ctx, http.MethodPost, msg)
+		if err != nil {
+			return nil, err
+		}
+		req.Header["Content-Type"] = contentTypeJSON
+		req.Header["Accept"] = acceptPost
+		for k, v := range extra {
+			req.Header[k] = v
+		}
+		return req, nil
+	}
+	req, err := t.newRequest(ctx, http.MethodPost, msg)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = t.postHeader()
+	return req, nil
+}
+
+// postHeader returns the Header POSTs share, made at the first one after
+// the session or version changed.
+func (t *httpTransport) postHeader() http.Header {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.postHdr != nil {
+		return t.postHdr
+	}
+	h := make(http.Header, len(t.header)+4)
+	for k, v := range t.header {
+		h[k] = v
+	}
+	if t.session != "" {
+		h["Mcp-Session-Id"] = t.sessionHdr
+	}
+	if t.version != "" {
+		h["Mcp-Protocol-Version"] = t.versionHdr
+	}
+	h["Content-Type"] = contentTypeJSON
+	h["Accept"] = acceptPost
+	t.postHdr = h
+	return h
 }
 
 // newRequest is http.NewRequestWithContext without parsing the endpoint's
@@ -177,16 +231,13 @@ func (t *httpTransport) parks() bool {
 // the rest of a reply stream whose answer came before the stream's end,
 // for release.
 func (t *httpTransport) exchange(ctx context.Context, msg []byte, p *pending) (rest io.ReadCloser, err error) {
-	req, err := t.request(ctx, http.MethodPost, msg)
+	var extra http.Header
+	if p != nil && p.opts != nil {
+		extra = p.opts.Header
+	}
+	req, err := t.post(ctx, msg, extra)
 	if err != nil {
 		return nil, err
-	}
-	req.Header["Content-Type"] = contentTypeJSON
-	req.Header["Accept"] = acceptPost
-	if p != nil && p.opts != nil {
-		for k, v := range p.opts.Header {
-			req.Header[k] = v
-		}
 	}
 	resp, err := t.do(req)
 	if err != nil {
@@ -200,6 +251,7 @@ func (t *httpTransport) exchange(ctx context.Context, msg []byte, p *pending) (r
 		t.mu.Lock()
 		if t.session == "" {
 			t.session, t.sessionHdr = id, []string{id}
+			t.postHdr = nil
 		}
 		t.mu.Unlock()
 	}
