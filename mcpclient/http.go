@@ -31,9 +31,9 @@ type httpTransport struct {
 	// shared by every such POST while session and version stay
 	// (postHeader); nil until made, and after either changed.
 	postHdr http.Header
-	listen                 sync.WaitGroup
-	drains                 sync.WaitGroup // reply streams read to their end (release)
-	readers                readerPool
+	listen  sync.WaitGroup
+	drains  sync.WaitGroup // reply streams read to their end (release)
+	readers readerPool
 	// drainWait bounds the wait for the end of a reply stream whose
 	// answer came (defaultDrainWait).
 	drainWait time.Duration
