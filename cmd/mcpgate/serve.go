@@ -26,6 +26,7 @@ import (
 	"github.com/mcpgate/mcpgate/files"
 	"github.com/mcpgate/mcpgate/gateway"
 	"github.com/mcpgate/mcpgate/internal/logbuf"
+	"github.com/mcpgate/mcpgate/internal/logtext"
 	"github.com/mcpgate/mcpgate/mcp"
 	"github.com/mcpgate/mcpgate/metrics"
 	"github.com/mcpgate/mcpgate/netguard"
@@ -540,10 +541,10 @@ func (m *Main) sweep(ctx context.Context) {
 	m.sweepRateBuckets(ctx)
 }
 
-// newLogger logs to stderr at the given level, as text or JSON lines,
-// through a logbuf.Writer: lines below warn (the access log's, one an MCP
-// request) are written out together, delay later (logbuf's default when
-// zero), with one system call.
+// newLogger logs to stderr at the given level, as text lines (logtext's,
+// slog's format) or JSON lines, through a logbuf.Writer: lines below warn
+// (the access log's, one an MCP request) are written out together, delay
+// later (logbuf's default when zero), with one system call.
 func newLogger(env *Env, level, format string, delay time.Duration) (*slog.Logger, *logbuf.Writer) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
@@ -551,7 +552,7 @@ func newLogger(env *Env, level, format string, delay time.Duration) (*slog.Logge
 	}
 	out := logbuf.New(env.Stderr, cmp.Or(delay, logbuf.DefaultDelay), logbuf.DefaultSize)
 	opts := &slog.HandlerOptions{Level: l}
-	var h slog.Handler = slog.NewTextHandler(out, opts)
+	h := logtext.New(out, opts)
 	if format == "json" {
 		h = slog.NewJSONHandler(out, opts)
 	}
