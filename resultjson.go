@@ -57,7 +57,7 @@ func appendRawMember(b []byte, name string, raw json.RawMessage) ([]byte, error)
 	if len(raw) == 0 {
 		return b, nil
 	}
-	if !json.Valid(raw) {
+	if !ValidJSON(raw) {
 		return nil, errInvalidRaw
 	}
 	b = append(b, name...)

@@ -20,7 +20,7 @@ func result(reply *mcpgate.Message) *mcpgate.Result {
 	}
 	if data := reply.Body.Data; isObject(data) {
 		res.StructuredContent = data
-	} else if len(data) > 0 && json.Valid(data) {
+	} else if len(data) > 0 && mcpgate.ValidJSON(data) {
 		// MCP's structured content is an object: other JSON goes as text.
 		res.Content = append(res.Content, mcpgate.TextContent(string(data)))
 	}

@@ -71,7 +71,7 @@ func toRPCError(err error) *rpcError {
 // absent or not valid JSON.
 func fromRelayed(e *mcpgate.RPCError) *rpcError {
 	out := &rpcError{Code: e.Code, Message: e.Message}
-	if len(e.Data) > 0 && json.Valid(e.Data) {
+	if len(e.Data) > 0 && mcpgate.ValidJSON(e.Data) {
 		out.Data = e.Data
 	}
 	return out

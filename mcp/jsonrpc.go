@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // kind classifies a decoded JSON-RPC message.
@@ -38,7 +40,7 @@ type message struct {
 func decode(body []byte) (msgs []*message, batch bool, rerr *rpcError) {
 	switch firstByte(body) {
 	case '{':
-		if !json.Valid(body) {
+		if !mcpgate.ValidJSON(body) {
 			return nil, false, parseError()
 		}
 		m := new(message)
@@ -48,7 +50,7 @@ func decode(body []byte) (msgs []*message, batch bool, rerr *rpcError) {
 	case '[':
 		return decodeBatch(body)
 	}
-	if json.Valid(body) {
+	if mcpgate.ValidJSON(body) {
 		return nil, false, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: the body must be a JSON-RPC object"}
 	}
 	return nil, false, parseError()
@@ -292,7 +294,7 @@ type Object struct {
 // ErrNotJSON or ErrNotObject for a body that is neither.
 func DecodeObject(body []byte) (*Object, error) {
 	switch {
-	case !json.Valid(body):
+	case !mcpgate.ValidJSON(body):
 		return nil, ErrNotJSON
 	case firstByte(body) != '{':
 		return nil, ErrNotObject

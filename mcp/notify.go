@@ -54,7 +54,7 @@ func (s *Server) NotifySession(sessionID, method string, params json.RawMessage)
 
 // validNotification reports whether params are absent or a JSON object.
 func validNotification(params json.RawMessage) bool {
-	return len(params) == 0 || (firstByte(params) == '{' && json.Valid(params))
+	return len(params) == 0 || (firstByte(params) == '{' && mcpgate.ValidJSON(params))
 }
 
 // notifyAgent sends msg on the GET stream of every session of the agent.

@@ -75,7 +75,7 @@ func (s *Server) relay(ctx context.Context, agent *mcpgate.Agent, cred *mcpgate.
 	f := &mcpgate.Forward{Agent: agent, Method: m.method, Params: m.Params, Caller: cred.Caller(), SessionID: ls.id, Notifier: reply, Client: reply,
 		Trace: mcpgate.TraceContext{Parent: reply.traceparent, State: reply.tracestate}}
 	result, err := s.relayer.Relay(ctx, f)
-	if err == nil && !json.Valid(result) {
+	if err == nil && !mcpgate.ValidJSON(result) {
 		return nil, mcpgate.Errorf(mcpgate.EINTERNAL, "relay %s: the result is not valid JSON", m.method)
 	}
 	return result, err
@@ -107,7 +107,7 @@ func (s *Server) serverCapabilities(ctx context.Context, agent *mcpgate.Agent) (
 	b := []byte(capabilities[:len(capabilities)-1])
 	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		v := extra[name]
-		if name == "tools" || name == "logging" || name == "tasks" || !json.Valid(v) {
+		if name == "tools" || name == "logging" || name == "tasks" || !mcpgate.ValidJSON(v) {
 			continue
 		}
 		b = append(b, ',')

@@ -19,7 +19,7 @@ var envelopeKeys = [...]string{"id", "method", "params", "result", "error"}
 // escaped or differ from the members' names only in case, which
 // encoding/json would match, goes through encoding/json as before.
 func decodeMessage(data []byte) (*message, bool) {
-	if !json.Valid(data) {
+	if !mcpgate.ValidJSON(data) {
 		return nil, false
 	}
 	data = bytes.Clone(data)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // decodeValue decodes doc as jsonschema.UnmarshalJSON does (objects as
@@ -13,7 +15,7 @@ import (
 // json.Decoder, with its reflection and its copy of the input, was most
 // of the validate stage's cost on every call.
 func decodeValue(doc []byte) (any, bool) {
-	if !json.Valid(doc) {
+	if !mcpgate.ValidJSON(doc) {
 		return nil, false
 	}
 	d := &decoder{doc: doc, text: string(doc)}

@@ -85,7 +85,7 @@ func (r *response) jsonResult(structured bool) *mcpgate.Result {
 	case r.truncated:
 		res.IsError = true
 		res.Content[0].Text += "\nThe tool's output schema needs the whole response as structured content."
-	case !json.Valid(r.body):
+	case !mcpgate.ValidJSON(r.body):
 		res.IsError = true
 		res.Content[0].Text = "The response is not valid JSON, but the tool's output schema needs a JSON object:\n" + res.Content[0].Text
 	case bytes.TrimLeft(r.body, " \t\r\n")[0] != '{':
