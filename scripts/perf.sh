@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]:
+# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -52,6 +52,11 @@
 # OLD=BINARY (with --only relay) also relays through a second gateway run
 # by that older binary, right after the new one (with OLD_FIRST=1 right
 # before it), and prints its row too.
+# --only ab (with OLD=BINARY) relays through the new gateway and the old
+# one at the same time, ROUNDS times (default 5), each with half of
+# --sessions and paced at half of --relay-rate, and prints their CPU per
+# call side by side: the way to tell a change of a few per cent from the
+# machine's noise (run_ab says why).
 # --only agent measures only the agent round trip on SQLite, closed loop
 # and paced, with the floor right before it.
 # --only rest measures only the REST figure: the minimal relay, then the
@@ -72,7 +77,7 @@ while [ $# -gt 0 ]; do
     --agent-rate) agent_rate=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -297,6 +302,40 @@ if [ "$only" = rest ]; then
   done
   exit 0
 fi
+# run_ab measures the relayed path of the new gateway and of OLD at once,
+# ROUNDS times: two gateways relaying the one fixture, each loaded by
+# half the sessions, both paced at --relay-rate / 4 calls/s. Run side by
+# side, both legs meet the same load of the machine and serve the same
+# rate, so the ratio of their CPU per call holds still where legs run one
+# after the other move by ±10 % between runs on this machine.
+run_ab() {
+  start_gateway gateway "$work/gateway.yaml"
+  local new_pid=$gw_pid new_port=$gw_port new_key=$gw_key half=$(((sessions + 1) / 2)) rate=$((relay_rate / 4)) n o i
+  PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
+  wait_tools gateway
+  wait_tools gateway-old
+  # ab_leg NAME PORT KEY PID loads one gateway for a round.
+  ab_leg() { "$bin" load --sessions "$half" --duration "$duration" --rate "$rate" --url "http://127.0.0.1:$2/relay/mcp" --key "$3" \
+    --tool test_simple_text --args '{}' --pid "$4" >"$work/$1" 2>&1; }
+  echo
+  echo "issue 16 relay A/B, both at once, $half sessions and $rate calls/s each, $duration a round, $(nproc) cores"
+  echo "| round | load average | new calls/s | old calls/s | new µs/call | old µs/call | new / old |"
+  echo "|---|---|---|---|---|---|---|"
+  for i in $(seq 0 "${ROUNDS:-5}"); do # round 0 warms both up
+    ab_leg new-$i "$new_port" "$new_key" "$new_pid" &
+    ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid"
+    wait $!
+    [ "$i" = 0 ] && continue
+    n=$(field cpu_us_per_call "$work/new-$i") o=$(field cpu_us_per_call "$work/old-$i")
+    echo "| $i | $(cut -d' ' -f1-3 /proc/loadavg) | $(field calls_per_s "$work/new-$i") | $(field calls_per_s "$work/old-$i") | $n | $o | $(awk -v a="$n" -v b="$o" 'BEGIN { printf "%.3f", a / b }')× |"
+  done
+}
+if [ "$only" = ab ]; then
+  [ -n "${OLD:-}" ] || { echo "$0: --only ab needs OLD=BINARY" >&2; exit 2; }
+  run_ab
+  exit 0
+fi
+
 start_gateway gateway "$work/gateway.yaml"
 wait_tools gateway
 
