@@ -71,9 +71,16 @@ func wellFormed(secret string) bool {
 		return false
 	}
 	for i := 0; i < len(rest); i++ {
-		if strings.IndexByte(base62, rest[i]) < 0 {
+		if !isBase62(rest[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// isBase62 reports whether c is one of base62's characters, a digit or
+// an ASCII letter (a search of base62 a character was a fifth of the
+// authentication of every request).
+func isBase62(c byte) bool {
+	return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
 }

@@ -79,3 +79,22 @@ func TestHashSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestWellFormed: the characters a key's secret may hold are base62's,
+// and a key NewKey made is well formed until one character is not.
+func TestWellFormed(t *testing.T) {
+	for c := range 256 {
+		if got, want := isBase62(byte(c)), strings.IndexByte(base62, byte(c)) >= 0; got != want {
+			t.Errorf("isBase62(%q) = %v, want %v", byte(c), got, want)
+		}
+	}
+	_, secret := NewKey(mcpgate.KeyUser, "u1", "", "test")
+	if !wellFormed(secret) {
+		t.Fatalf("%q is not well formed", secret)
+	}
+	for _, bad := range []string{secret[:len(secret)-1] + "-", secret[:len(secret)-1], secret + "a", strings.Replace(secret, "_", "", 1)} {
+		if wellFormed(bad) {
+			t.Errorf("%q is well formed", bad)
+		}
+	}
+}

@@ -49,12 +49,28 @@ func (h *requestHead) requestLine(line []byte) bool {
 		}
 	}
 	target := string(t)
-	u, err := url.ParseRequestURI(target)
-	if err != nil {
-		return false
+	u := plainPath(target)
+	if u == nil {
+		var err error
+		if u, err = url.ParseRequestURI(target); err != nil {
+			return false
+		}
 	}
 	h.target, h.url = target, u
 	return true
+}
+
+// plainPath returns the URL of a target that is a path of letters,
+// digits, '-', '.', '_', '~' and '/' only (an MCP endpoint's), as
+// url.ParseRequestURI parses it, without its parse; nil for any other
+// target.
+func plainPath(target string) *url.URL {
+	for i := 0; i < len(target); i++ {
+		if c := target[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0) {
+			return nil
+		}
+	}
+	return &url.URL{Path: target}
 }
 
 // field reads one header field; it reports false for one the server

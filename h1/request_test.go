@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"maps"
 	"net/http"
+	"net/url"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -130,5 +132,21 @@ func TestRequestHeaderOneString(t *testing.T) {
 	// the Request (WithContext's copy; the literal stays on the stack).
 	if allocs > 8 {
 		t.Errorf("%v allocations per request head, want at most 8", allocs)
+	}
+}
+
+// TestPlainPath: a plain path's URL is the one url.ParseRequestURI gives;
+// any other target is left to it.
+func TestPlainPath(t *testing.T) {
+	for _, target := range []string{"/", "/relay/mcp", "//x/mcp", "/a/../b", "/./mcp", "/A-b_c.d~e/mcp/", "/x"} {
+		want, err := url.ParseRequestURI(target)
+		if got := plainPath(target); err != nil || got == nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("plainPath(%q) = %#v, url.ParseRequestURI %#v (%v)", target, got, want, err)
+		}
+	}
+	for _, target := range []string{"/a?b", "/a%20b", "/a#b", "/a+b", "/a{b}", "/a!b", "/a;b", "/a@b", "/é", "/a:b", "/a=b"} {
+		if got := plainPath(target); got != nil {
+			t.Errorf("plainPath(%q) = %#v, want nil", target, got)
+		}
 	}
 }
