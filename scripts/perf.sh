@@ -322,8 +322,13 @@ run_ab() {
   echo "| round | load average | new calls/s | old calls/s | new µs/call | old µs/call | new / old |"
   echo "|---|---|---|---|---|---|---|"
   for i in $(seq 0 "${ROUNDS:-5}"); do # round 0 warms both up
-    ab_leg new-$i "$new_port" "$new_key" "$new_pid" &
-    ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid"
+    if [ $((i % 2)) = 1 ]; then # each starts first in every other round
+      ab_leg new-$i "$new_port" "$new_key" "$new_pid" &
+      ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid"
+    else
+      ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid" &
+      ab_leg new-$i "$new_port" "$new_key" "$new_pid"
+    fi
     wait $!
     [ "$i" = 0 ] && continue
     n=$(field cpu_us_per_call "$work/new-$i") o=$(field cpu_us_per_call "$work/old-$i")
