@@ -2,6 +2,7 @@ package mcpgate
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -109,17 +110,34 @@ func FuzzValidJSON(f *testing.F) {
 	})
 }
 
-// BenchmarkValidJSON measures both on a tools/call request.
+// BenchmarkValidJSON measures both on a tools/call request and on a
+// tools/list result of 1,000 tools.
 func BenchmarkValidJSON(b *testing.B) {
-	msg := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"convert_units","arguments":{"value":10,"from":"km","to":"mi"},"_meta":{"progressToken":"tok-17"}}}`)
-	b.Run("ValidJSON", func(b *testing.B) {
-		for b.Loop() {
-			ValidJSON(msg)
+	var list strings.Builder
+	list.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"tools":[`)
+	for i := range 1000 {
+		if i > 0 {
+			list.WriteString(",")
 		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		for b.Loop() {
-			json.Valid(msg)
-		}
-	})
+		fmt.Fprintf(&list, `{"name":"tool_%03d","description":"Tool %d.","inputSchema":{"type":"object","properties":{"value":{"type":"number"}}}}`, i, i)
+	}
+	list.WriteString(`]}}`)
+	for _, doc := range []struct {
+		name string
+		msg  []byte
+	}{
+		{"call", []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"convert_units","arguments":{"value":10,"from":"km","to":"mi"},"_meta":{"progressToken":"tok-17"}}}`)},
+		{"list", []byte(list.String())},
+	} {
+		b.Run(doc.name+"/ValidJSON", func(b *testing.B) {
+			for b.Loop() {
+				ValidJSON(doc.msg)
+			}
+		})
+		b.Run(doc.name+"/encoding-json", func(b *testing.B) {
+			for b.Loop() {
+				json.Valid(doc.msg)
+			}
+		})
+	}
 }

@@ -63,10 +63,16 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	bp := h.buffer()
 	b := appendRecord((*bp)[:0], r)
 	_, err := h.out.Write(b)
-	*bp = b
-	h.bufs.Put(bp)
+	if cap(b) <= maxKeptBuffer {
+		*bp = b
+		h.bufs.Put(bp)
+	}
 	return err
 }
+
+// maxKeptBuffer bounds the buffers kept for the next lines: a longer
+// line's is let go.
+const maxKeptBuffer = 16 << 10
 
 // WithAttrs returns a slog.TextHandler's handler with attrs.
 func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler { return h.std.WithAttrs(attrs) }
