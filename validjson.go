@@ -54,28 +54,13 @@ func (v *validator) scalarOrOpen() bool {
 			return false
 		}
 		switch c := v.b[v.i]; {
-		case c == '{':
-			if !v.push(true) {
+		case c == '{' || c == '[':
+			empty, ok := v.open(c == '{')
+			if !ok || empty {
+				return ok
+			}
+			if c == '{' && !v.key() {
 				return false
-			}
-			v.i = v.space(v.i + 1)
-			if v.i < len(v.b) && v.b[v.i] == '}' {
-				v.i++
-				v.pop()
-				return true
-			}
-			if !v.key() {
-				return false
-			}
-		case c == '[':
-			if !v.push(false) {
-				return false
-			}
-			v.i = v.space(v.i + 1)
-			if v.i < len(v.b) && v.b[v.i] == ']' {
-				v.i++
-				v.pop()
-				return true
 			}
 		case c == '"':
 			return v.str()
@@ -91,6 +76,26 @@ func (v *validator) scalarOrOpen() bool {
 			return false
 		}
 	}
+}
+
+// open reads the start of an array or object (obj) at v.i, and reports
+// whether it was empty, leaving v.i past its end then, at its first
+// member otherwise.
+func (v *validator) open(obj bool) (empty, ok bool) {
+	if !v.push(obj) {
+		return false, false
+	}
+	end := byte(']')
+	if obj {
+		end = '}'
+	}
+	v.i = v.space(v.i + 1)
+	if v.i < len(v.b) && v.b[v.i] == end {
+		v.i++
+		v.pop()
+		return true, true
+	}
+	return false, true
 }
 
 // closeAll reads what follows a value: the ends of the containers it
