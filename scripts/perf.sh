@@ -388,8 +388,15 @@ if [ "$only" = relay ]; then
   exit 0
 fi
 if [ "$sessions" != 1 ]; then
-  # The latency added with no queue: one session, direct then relayed.
+  # The latency added with no queue: one session, direct, through the
+  # byte forwarder (the floor of any process in the middle, at that
+  # hour), then relayed.
   sessions=1 run direct-1 --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
+  "$work/forward" "127.0.0.1:$upstream" 2>"$work/forward-1.err" &
+  forward_pid=$!
+  forward=$(wait_addr $forward_pid "$work/forward-1.err")
+  sessions=1 run forwarded-1 --url "http://$forward/mcp" --key none --tool test_simple_text --args '{}' --pid "$forward_pid"
+  kill "$forward_pid"
   sessions=1 run_relayed relayed-1
 fi
 run rest --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"
@@ -422,6 +429,8 @@ echo "|---|---|---|"
 relay_row relayed "$sessions sessions"
 if [ -s "$work/relayed-1" ]; then
   added_row "relayed tools/call: p50 latency added, 1 session (no queue)" relayed-1 direct-1
+  d=$(field p50_us "$work/direct-1") f=$(field p50_us "$work/forwarded-1")
+  echo "| byte forwarder (the floor): p50 latency added, 1 session | $((f - d)) µs ($f − $d) | (reference) |"
 fi
 paced_rows
 floor_rows
