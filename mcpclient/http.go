@@ -28,9 +28,10 @@ type httpTransport struct {
 	// made once for every request (net/http only reads them).
 	sessionHdr, versionHdr []string
 	// postHdr is the whole Header of a POST that adds none of its own,
-	// shared by every such POST while session and version stay
-	// (postHeader); nil until made, and after either changed.
+	// shared by every such POST (postHeader); postFor is the session and
+	// version it was made with.
 	postHdr http.Header
+	postFor [2]string
 	listen  sync.WaitGroup
 	drains  sync.WaitGroup // reply streams read to their end (release)
 	readers readerPool
@@ -59,7 +60,6 @@ func (t *httpTransport) oneStream() bool { return false }
 func (t *httpTransport) negotiated(version string) {
 	t.mu.Lock()
 	t.version, t.versionHdr = version, []string{version}
-	t.postHdr = nil
 	t.mu.Unlock()
 }
 
@@ -114,12 +114,12 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, extra http.Header)
 	return req, nil
 }
 
-// postHeader returns the Header POSTs share, made at the first one after
-// the session or version changed.
+// postHeader returns the Header POSTs share, made again at the first one
+// after the session or version changed.
 func (t *httpTransport) postHeader() http.Header {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.postHdr != nil {
+	if t.postHdr != nil && t.postFor == [2]string{t.session, t.version} {
 		return t.postHdr
 	}
 	h := make(http.Header, len(t.header)+4)
@@ -134,7 +134,7 @@ func (t *httpTransport) postHeader() http.Header {
 	}
 	h["Content-Type"] = contentTypeJSON
 	h["Accept"] = acceptPost
-	t.postHdr = h
+	t.postHdr, t.postFor = h, [2]string{t.session, t.version}
 	return h
 }
 
@@ -251,7 +251,6 @@ func (t *httpTransport) exchange(ctx context.Context, msg []byte, p *pending) (r
 		t.mu.Lock()
 		if t.session == "" {
 			t.session, t.sessionHdr = id, []string{id}
-			t.postHdr = nil
 		}
 		t.mu.Unlock()
 	}

@@ -177,7 +177,7 @@ func headerValue(v string) string {
 func (t *httpTransport) reset() {
 	t.mu.Lock()
 	t.version, t.session = "", ""
-	t.versionHdr, t.sessionHdr, t.postHdr = nil, nil, nil
+	t.versionHdr, t.sessionHdr = nil, nil
 	t.mu.Unlock()
 }
 
