@@ -175,17 +175,14 @@ func (v *validator) words() []uint64 {
 
 // space returns the index of the first byte from i that is not JSON
 // whitespace.
-func (v *validator) space(i int) int {
-	if i < len(v.b) && v.b[i] > ' ' {
-		return i
-	}
-	for i < len(v.b) {
-		switch v.b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
+func (v *validator) space(i int) int { return SkipJSONSpace(v.b, i) }
+
+// SkipJSONSpace returns the index of the first byte of b from i that is
+// not JSON whitespace (space, tab, line feed, carriage return), len(b) if
+// none is, for the hand-written JSON readers of the hot path.
+func SkipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
 	return i
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // decodeCallParams decodes tools/call params into p as unmarshalParams
@@ -72,21 +74,21 @@ func scanMeta(val []byte, m *requestMeta) bool {
 // name unquoted and its value raw. It stops and reports false when fn does,
 // or at a name written with an escape.
 func eachMember(obj []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(obj, 0) + 1 // past '{'
+	i := mcpgate.SkipJSONSpace(obj, 0) + 1 // past '{'
 	for {
-		i = skipSpace(obj, i)
+		i = mcpgate.SkipJSONSpace(obj, i)
 		switch obj[i] {
 		case '}':
 			return true
 		case ',':
-			i = skipSpace(obj, i+1)
+			i = mcpgate.SkipJSONSpace(obj, i+1)
 		}
 		end := stringEnd(obj, i)
 		key := obj[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return false
 		}
-		i = skipSpace(obj, skipSpace(obj, end)+1) // past ':'
+		i = mcpgate.SkipJSONSpace(obj, mcpgate.SkipJSONSpace(obj, end)+1) // past ':'
 		end = valueEnd(obj, i)
 		if !fn(key, obj[i:end]) {
 			return false

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // envelopeNames are the members of a JSON-RPC message this package reads.
@@ -17,18 +19,18 @@ var envelopeNames = [...]string{"jsonrpc", "id", "method", "params", "result", "
 // envelope member, or a member whose name differs from one only in case,
 // makes the message invalid: which of them counts would be a guess.
 func (m *message) decodeEnvelope(obj []byte) {
-	i := skipSpace(obj, 0) + 1 // past '{'
+	i := mcpgate.SkipJSONSpace(obj, 0) + 1 // past '{'
 	for {
-		i = skipSpace(obj, i)
+		i = mcpgate.SkipJSONSpace(obj, i)
 		switch obj[i] {
 		case '}':
 			return
 		case ',':
-			i = skipSpace(obj, i+1)
+			i = mcpgate.SkipJSONSpace(obj, i+1)
 		}
 		end := stringEnd(obj, i)
 		key := obj[i:end]
-		i = skipSpace(obj, skipSpace(obj, end)+1) // past ':'
+		i = mcpgate.SkipJSONSpace(obj, mcpgate.SkipJSONSpace(obj, end)+1) // past ':'
 		end = valueEnd(obj, i)
 		m.member(key, obj[i:end])
 		i = end
@@ -91,19 +93,6 @@ func (m *message) badKey(problem string, id bool) {
 		m.problem = problem
 	}
 	m.idUnclear = m.idUnclear || id
-}
-
-// skipSpace returns the index of the first non-space byte of b from i.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // stringEnd returns the index just past the JSON string starting at b[i],

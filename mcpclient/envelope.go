@@ -24,23 +24,23 @@ func decodeMessage(data []byte) (*message, bool) {
 	}
 	data = bytes.Clone(data)
 	var m message
-	i := skipSpace(data, 0)
+	i := mcpgate.SkipJSONSpace(data, 0)
 	if data[i] != '{' {
 		return nil, false
 	}
-	i = skipSpace(data, i+1)
+	i = mcpgate.SkipJSONSpace(data, i+1)
 	for data[i] != '}' {
 		if data[i] == ',' {
-			i = skipSpace(data, i+1)
+			i = mcpgate.SkipJSONSpace(data, i+1)
 		}
 		end := stringEnd(data, i)
 		key := data[i+1 : end-1]
-		i = skipSpace(data, skipSpace(data, end)+1) // past the colon
+		i = mcpgate.SkipJSONSpace(data, mcpgate.SkipJSONSpace(data, end)+1) // past the colon
 		end = valueEnd(data, i)
 		if !m.set(key, data[i:end]) {
 			return decodeSlowly(data)
 		}
-		i = skipSpace(data, end)
+		i = mcpgate.SkipJSONSpace(data, end)
 	}
 	return &m, !m.bad
 }
@@ -118,21 +118,6 @@ func decodeSlowly(data []byte) (*message, bool) {
 		return nil, false
 	}
 	return &m, true
-}
-
-// skipSpace returns the index of the first byte at or after i that is
-// not JSON white space. data is valid JSON, so it never runs off the end
-// inside the top-level object.
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // stringEnd returns the index just past the string starting at i.

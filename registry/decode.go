@@ -19,7 +19,7 @@ func decodeValue(doc []byte) (any, bool) {
 		return nil, false
 	}
 	d := &decoder{doc: doc, text: string(doc)}
-	v, _ := d.valueAt(skipSpace(doc, 0))
+	v, _ := d.valueAt(mcpgate.SkipJSONSpace(doc, 0))
 	return v, true
 }
 
@@ -57,14 +57,14 @@ func (d *decoder) valueAt(i int) (any, int) {
 func (d *decoder) objectAt(i int) (map[string]any, int) {
 	doc := d.doc
 	m := make(map[string]any)
-	i = skipSpace(doc, i+1)
+	i = mcpgate.SkipJSONSpace(doc, i+1)
 	for doc[i] != '}' {
 		end := stringEnd(doc, i)
 		key := d.unquote(i, end)
-		i = skipSpace(doc, skipSpace(doc, end)+1) // past ':'
+		i = mcpgate.SkipJSONSpace(doc, mcpgate.SkipJSONSpace(doc, end)+1) // past ':'
 		m[key], i = d.valueAt(i)
-		if i = skipSpace(doc, i); doc[i] == ',' {
-			i = skipSpace(doc, i+1)
+		if i = mcpgate.SkipJSONSpace(doc, i); doc[i] == ',' {
+			i = mcpgate.SkipJSONSpace(doc, i+1)
 		}
 	}
 	return m, i + 1
@@ -74,13 +74,13 @@ func (d *decoder) objectAt(i int) (map[string]any, int) {
 func (d *decoder) arrayAt(i int) ([]any, int) {
 	doc := d.doc
 	a := []any{}
-	i = skipSpace(doc, i+1)
+	i = mcpgate.SkipJSONSpace(doc, i+1)
 	for doc[i] != ']' {
 		var v any
 		v, i = d.valueAt(i)
 		a = append(a, v)
-		if i = skipSpace(doc, i); doc[i] == ',' {
-			i = skipSpace(doc, i+1)
+		if i = mcpgate.SkipJSONSpace(doc, i); doc[i] == ',' {
+			i = mcpgate.SkipJSONSpace(doc, i+1)
 		}
 	}
 	return a, i + 1
@@ -97,14 +97,6 @@ func (d *decoder) unquote(i, end int) string {
 	var out string
 	json.Unmarshal(d.doc[i:end], &out) // valid: the document was checked
 	return out
-}
-
-// skipSpace returns the index of the first non-space byte of b from i.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
 }
 
 // stringEnd returns the index just past the valid JSON string at b[i].
