@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -68,13 +69,14 @@ func (m *message) set(key, value []byte) bool {
 }
 
 // setMethod stores the method name of a string value; null leaves it as
-// it was, as encoding/json does.
+// it was, as encoding/json does (which also writes each byte of invalid
+// UTF-8 as U+FFFD: such a name goes through it).
 func (m *message) setMethod(value []byte) {
 	switch {
 	case string(value) == "null":
 	case value[0] != '"':
 		m.bad = true
-	case bytes.IndexByte(value, '\\') < 0:
+	case bytes.IndexByte(value, '\\') < 0 && utf8.Valid(value):
 		m.Method = string(value[1 : len(value)-1])
 	default:
 		if json.Unmarshal(value, &m.Method) != nil {
@@ -111,10 +113,11 @@ func foldsToMember(key []byte) bool {
 	return false
 }
 
-// decodeSlowly decodes a message with encoding/json.
+// decodeSlowly decodes a message, a JSON object, with encoding/json
+// (which would take null as an empty one).
 func decodeSlowly(data []byte) (*message, bool) {
 	var m message
-	if err := json.Unmarshal(data, &m); err != nil {
+	if i := mcpgate.SkipJSONSpace(data, 0); i == len(data) || data[i] != '{' || json.Unmarshal(data, &m) != nil {
 		return nil, false
 	}
 	return &m, true
