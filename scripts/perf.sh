@@ -54,9 +54,9 @@
 # before it), and prints its row too.
 # --only ab (with OLD=BINARY) relays through the new gateway and the old
 # one at the same time, ROUNDS times (default 5), each with half of
-# --sessions and paced at half of --relay-rate, and prints their CPU per
-# call side by side: the way to tell a change of a few per cent from the
-# machine's noise (run_ab says why).
+# --sessions and paced at a quarter of --relay-rate, and prints their CPU
+# per call side by side: the way to tell a change of a few per cent from
+# the machine's noise (run_ab says why).
 # --only agent measures only the agent round trip on SQLite, closed loop
 # and paced, with the floor right before it.
 # --only rest measures only the REST figure: the minimal relay, then the
@@ -91,8 +91,8 @@ go build -o "$work/agentfloor" ./scripts/agentfloor
 
 # field NAME FILE prints the value of NAME=… on the file's summary line.
 field() { grep -o "$1=[0-9.]*" "$2" | tail -1 | cut -d= -f2; }
-# ratio A B prints A/B with two decimals.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+# ratio A B [DECIMALS] prints A/B with two decimals, or DECIMALS.
+ratio() { awk -v a="$1" -v b="$2" -v n="${3:-2}" 'BEGIN { if (b > 0) printf "%." n "f", a / b; else print "-" }'; }
 # added_row LABEL LEG DIRECT prints the p50 latency leg LEG adds to leg
 # DIRECT's.
 added_row() {
@@ -332,7 +332,7 @@ run_ab() {
     wait $!
     [ "$i" = 0 ] && continue
     n=$(field cpu_us_per_call "$work/new-$i") o=$(field cpu_us_per_call "$work/old-$i")
-    echo "| $i | $(cut -d' ' -f1-3 /proc/loadavg) | $(field calls_per_s "$work/new-$i") | $(field calls_per_s "$work/old-$i") | $n | $o | $(awk -v a="$n" -v b="$o" 'BEGIN { printf "%.3f", a / b }')× |"
+    echo "| $i | $(cut -d' ' -f1-3 /proc/loadavg) | $(field calls_per_s "$work/new-$i") | $(field calls_per_s "$work/old-$i") | $n | $o | $(ratio "$n" "$o" 3)× |"
   done
 }
 if [ "$only" = ab ]; then
@@ -344,13 +344,17 @@ fi
 start_gateway gateway "$work/gateway.yaml"
 wait_tools gateway
 
+# run_forwarded NAME runs leg NAME through a byte forwarder to the fixture
+# started for it: the floor of any process in the middle.
+run_forwarded() {
+  "$work/forward" "127.0.0.1:$upstream" 2>"$work/$1.err" &
+  local pid=$! addr
+  addr=$(wait_addr $pid "$work/$1.err")
+  run "$1" --url "http://$addr/mcp" --key none --tool test_simple_text --args '{}' --pid "$pid"
+  kill "$pid"
+}
 run direct --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
-# The floor of any process in the middle: a byte forwarder to the fixture.
-"$work/forward" "127.0.0.1:$upstream" 2>"$work/forward.err" &
-forward_pid=$!
-forward=$(wait_addr $forward_pid "$work/forward.err")
-run forwarded --url "http://$forward/mcp" --key none --tool test_simple_text --args '{}' --pid "$forward_pid"
-kill "$forward_pid"
+run_forwarded forwarded
 # run_relayed NAME runs the relayed leg NAME through the gateway started last.
 run_relayed() {
   local name=$1; shift
@@ -392,11 +396,7 @@ if [ "$sessions" != 1 ]; then
   # byte forwarder (the floor of any process in the middle, at that
   # hour), then relayed.
   sessions=1 run direct-1 --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
-  "$work/forward" "127.0.0.1:$upstream" 2>"$work/forward-1.err" &
-  forward_pid=$!
-  forward=$(wait_addr $forward_pid "$work/forward-1.err")
-  sessions=1 run forwarded-1 --url "http://$forward/mcp" --key none --tool test_simple_text --args '{}' --pid "$forward_pid"
-  kill "$forward_pid"
+  sessions=1 run_forwarded forwarded-1
   sessions=1 run_relayed relayed-1
 fi
 run rest --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"
