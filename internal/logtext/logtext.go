@@ -158,13 +158,8 @@ func appendValue(b []byte, v slog.Value) []byte {
 	case slog.KindBool:
 		return strconv.AppendBool(b, v.Bool())
 	default: // slog.KindDuration
-		return appendDuration(b, v.Duration())
+		return append(b, v.Duration().String()...)
 	}
-}
-
-// appendDuration appends d as time.Duration.String writes it.
-func appendDuration(b []byte, d time.Duration) []byte {
-	return append(b, d.String()...)
 }
 
 // appendTime appends t as slog's text format writes a record's time: as
