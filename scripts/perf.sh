@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab]:
+# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -56,7 +56,10 @@
 # one at the same time, ROUNDS times (default 5), each with half of
 # --sessions and paced at a quarter of --relay-rate, and prints their CPU
 # per call side by side: the way to tell a change of a few per cent from
-# the machine's noise (run_ab says why).
+# the machine's noise (ab_rounds says why). --only ab-agent does the same
+# with the agent round trip: each gateway on SQLite with its own echo
+# worker (e2e/testagent), 4 sessions each, paced at a quarter of
+# --agent-rate.
 # --only agent measures only the agent round trip on SQLite, closed loop
 # and paced, with the floor right before it.
 # --only rest measures only the REST figure: the minimal relay, then the
@@ -77,7 +80,7 @@ while [ $# -gt 0 ]; do
     --agent-rate) agent_rate=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -205,6 +208,70 @@ floor_agent_rows() {
     echo "| agent round trip, sqlite, $agent_rate calls/s offered: p50 / the floor's | $(ratio "$(field p50_us "$work/agent-sqlite-paced")" "$(field p50_us "$work/floor-paced")")× | (reference) |"
   fi
 }
+# ab_rounds WHAT SESSIONS RATE PATH TOOL ARGS loads the new gateway
+# ($new_port, $new_key, $new_pid) and the old one ($gw_port, $gw_key,
+# $gw_pid) at the same time, ROUNDS times (default 5) after a round that
+# warms both up, each with SESSIONS sessions paced at RATE calls/s calling
+# TOOL at PATH, and prints their CPU per call side by side. Run side by
+# side, both legs meet the same load of the machine and serve the same
+# rate, so the ratio of their CPU per call holds still where legs run one
+# after the other move by ±10 % between runs on this machine; paced, the
+# cheaper one does not also serve more calls a second, which would make
+# each call cheaper still.
+ab_rounds() {
+  local what=$1 each=$2 rate=$3 path=$4 tool=$5 args=$6 n o i
+  # ab_leg NAME PORT KEY PID loads one gateway for a round.
+  ab_leg() { "$bin" load --sessions "$each" --duration "$duration" --rate "$rate" --url "http://127.0.0.1:$2$path" --key "$3" \
+    --tool "$tool" --args "$args" --pid "$4" >"$work/$1" 2>&1; }
+  echo
+  echo "issue 16 $what A/B, both at once, $each sessions and $rate calls/s each, $duration a round, $(nproc) cores"
+  echo "| round | load average | new calls/s | old calls/s | new p50 µs | old p50 µs | new µs/call | old µs/call | new / old |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for i in $(seq 0 "${ROUNDS:-5}"); do
+    if [ $((i % 2)) = 1 ]; then # each starts first in every other round
+      ab_leg new-$i "$new_port" "$new_key" "$new_pid" &
+      ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid"
+    else
+      ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid" &
+      ab_leg new-$i "$new_port" "$new_key" "$new_pid"
+    fi
+    wait $!
+    [ "$i" = 0 ] && continue
+    n=$(field cpu_us_per_call "$work/new-$i") o=$(field cpu_us_per_call "$work/old-$i")
+    echo "| $i | $(cut -d' ' -f1-3 /proc/loadavg) | $(field calls_per_s "$work/new-$i") | $(field calls_per_s "$work/old-$i") |" \
+      "$(field p50_us "$work/new-$i") | $(field p50_us "$work/old-$i") | $n | $o | $(ratio "$n" "$o" 3)× |"
+  done
+}
+# start_worker NAME starts e2e's echo worker for agent echo of the gateway
+# started last, in $work/NAME, and waits until its inbox stream is open.
+start_worker() {
+  local key
+  key=$("$bin" key create --agent echo --name worker --data-dir "$work/$1")
+  MCPGATE_AGENT_KEY=$key "$work/testagent" -url "http://127.0.0.1:$gw_port" -mode echo -quiet -concurrency 16 >"$work/$1-worker.err" 2>&1 &
+  for _ in $(seq 300); do
+    grep -q "inbox connected" "$work/$1-worker.err" && return 0
+    sleep 0.1
+  done
+  echo "$0: the worker of $1 never connected:" >&2; cat "$work/$1-worker.err" >&2; return 1
+}
+# run_ab_agent measures the agent round trip of the new gateway and of OLD
+# at once (ab_rounds): each on SQLite with its own echo worker, 4 sessions,
+# paced at --agent-rate / 4.
+run_ab_agent() {
+  go build -o "$work/testagent" ./e2e/testagent
+  printf 'users: [{name: bench}]\nagents:\n  - {id: echo, owner: bench, mcp_enabled: true, skills: [{name: echo, kind: agent, timeout: 30s}]}\n' >"$work/agent.yaml"
+  start_gateway agent "$work/agent.yaml"
+  start_worker agent
+  new_pid=$gw_pid new_port=$gw_port new_key=$gw_key
+  PPROF='' start_gateway agent-old "$work/agent.yaml" "$OLD"
+  start_worker agent-old
+  ab_rounds "agent round trip" 4 $((agent_rate / 4)) /echo/mcp echo '{"message":"ping"}'
+}
+if [ "$only" = ab-agent ]; then
+  [ -n "${OLD:-}" ] || { echo "$0: --only ab-agent needs OLD=BINARY" >&2; exit 2; }
+  run_ab_agent
+  exit 0
+fi
 if [ "$only" = agent ]; then
   run_floor
   run_agent '^TestAgentLoad$/sqlite'
@@ -302,38 +369,15 @@ if [ "$only" = rest ]; then
   done
   exit 0
 fi
-# run_ab measures the relayed path of the new gateway and of OLD at once,
-# ROUNDS times: two gateways relaying the one fixture, each loaded by
-# half the sessions, both paced at --relay-rate / 4 calls/s. Run side by
-# side, both legs meet the same load of the machine and serve the same
-# rate, so the ratio of their CPU per call holds still where legs run one
-# after the other move by ±10 % between runs on this machine.
+# run_ab measures the relayed path of the new gateway and of OLD at once
+# (ab_rounds), each loaded by half the sessions, paced at --relay-rate / 4.
 run_ab() {
   start_gateway gateway "$work/gateway.yaml"
-  local new_pid=$gw_pid new_port=$gw_port new_key=$gw_key half=$(((sessions + 1) / 2)) rate=$((relay_rate / 4)) n o i
+  new_pid=$gw_pid new_port=$gw_port new_key=$gw_key
   PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
   wait_tools gateway
   wait_tools gateway-old
-  # ab_leg NAME PORT KEY PID loads one gateway for a round.
-  ab_leg() { "$bin" load --sessions "$half" --duration "$duration" --rate "$rate" --url "http://127.0.0.1:$2/relay/mcp" --key "$3" \
-    --tool test_simple_text --args '{}' --pid "$4" >"$work/$1" 2>&1; }
-  echo
-  echo "issue 16 relay A/B, both at once, $half sessions and $rate calls/s each, $duration a round, $(nproc) cores"
-  echo "| round | load average | new calls/s | old calls/s | new µs/call | old µs/call | new / old |"
-  echo "|---|---|---|---|---|---|---|"
-  for i in $(seq 0 "${ROUNDS:-5}"); do # round 0 warms both up
-    if [ $((i % 2)) = 1 ]; then # each starts first in every other round
-      ab_leg new-$i "$new_port" "$new_key" "$new_pid" &
-      ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid"
-    else
-      ab_leg old-$i "$gw_port" "$gw_key" "$gw_pid" &
-      ab_leg new-$i "$new_port" "$new_key" "$new_pid"
-    fi
-    wait $!
-    [ "$i" = 0 ] && continue
-    n=$(field cpu_us_per_call "$work/new-$i") o=$(field cpu_us_per_call "$work/old-$i")
-    echo "| $i | $(cut -d' ' -f1-3 /proc/loadavg) | $(field calls_per_s "$work/new-$i") | $(field calls_per_s "$work/old-$i") | $n | $o | $(ratio "$n" "$o" 3)× |"
-  done
+  ab_rounds relay $(((sessions + 1) / 2)) $((relay_rate / 4)) /relay/mcp test_simple_text '{}'
 }
 if [ "$only" = ab ]; then
   [ -n "${OLD:-}" ] || { echo "$0: --only ab needs OLD=BINARY" >&2; exit 2; }
