@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -49,6 +50,7 @@ type openTx struct {
 // open, and commits it unless every post of ops may return early and the
 // transaction has room for them.
 func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
+	begun := s.open == nil
 	o, err := s.openTx()
 	if err != nil {
 		failAll(ops, err)
@@ -60,6 +62,11 @@ func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
 	batch := context.WithoutCancel(ctx)
 	if s.seqs != nil {
 		o.store.reserveSeqs(batch, ops)
+	}
+	if begun && len(ops) == 1 && ops[0].fn != nil && ops[0].early() {
+		// A savepoint is two statements: SAVEPOINT and RELEASE.
+		s.runAlone(batch, o, ops[0])
+		return
 	}
 	early, wait := []*groupOp(nil), false
 	for _, op := range ops {
@@ -85,12 +92,36 @@ func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
 		}
 		return
 	}
+	s.leaveOpen(o, early)
+}
+
+// leaveOpen leaves o open with the posts early, which returned before it
+// commits, setting the timer that commits it when it is the first.
+func (s *Store) leaveOpen(o *openTx, early []*groupOp) {
 	o.early = append(o.early, early...)
 	if o.flush == nil {
 		o.flush = time.AfterFunc(cmp.Or(s.commitDelay, defaultCommitDelay), s.flushOpen)
 		s.unsettled.Store(true)
 	}
 }
+
+// runAlone runs op, the one post of a batch and one that may return
+// early, in o, a transaction begun for it, and leaves o open. o holds
+// nothing else, so op needs no savepoint: when it fails, o is rolled back
+// whole (see runOpen for why that matters).
+func (s *Store) runAlone(ctx context.Context, o *openTx, op *groupOp) {
+	op.run(func(fn func(*Store) error) error { return fn(o.store) })
+	if op.err != nil || op.pnc != nil {
+		_ = s.endOpen(o.abort, errPostFailed)
+		return
+	}
+	s.leaveOpen(o, []*groupOp{op})
+}
+
+// errPostFailed is the cause runAlone gives endOpen when it rolls back the
+// transaction of a post that failed; nobody is told it, since the
+// transaction held no post that returned early.
+var errPostFailed = errors.New("the post failed")
 
 // openTx returns the open transaction, beginning one when none is open.
 func (s *Store) openTx() (*openTx, error) {

@@ -312,3 +312,66 @@ func TestSettleWaitsForCommitInProgress(t *testing.T) {
 		t.Errorf("settle returned, seeing %d rows; want the early post's", n)
 	}
 }
+
+// failingPost inserts v into t and then fails, in a post that returns
+// early; a loss is reported on lost.
+func failingPost(s *Store, v string, lost chan<- error) error {
+	return s.runGroup(context.Background(), &groupOp{fn: func(tx *Store) error {
+		if _, err := tx.write.ExecContext(context.Background(), `INSERT INTO t (v) VALUES ($1)`, v); err != nil {
+			return err
+		}
+		return errors.New("no")
+	}, lost: func(err error) { lost <- err }})
+}
+
+// TestEarlyPostAloneFails: a post that returns early, alone in the
+// transaction begun for it, runs without a savepoint; when it fails after
+// a write, the transaction is rolled back whole, nobody is told of a loss,
+// and the next posts commit as usual.
+func TestEarlyPostAloneFails(t *testing.T) {
+	s, other := mustOpenStore(t, time.Hour)
+	lost := make(chan error, 2)
+	if err := failingPost(s, "failed", lost); err == nil || err.Error() != "no" {
+		t.Fatalf("the failing post returned %v, want its own error", err)
+	}
+	if s.open != nil || s.unsettled.Load() {
+		t.Fatal("the transaction of the failed post is still open")
+	}
+	if err := post(s, "early", true, lost); err != nil {
+		t.Fatal(err)
+	}
+	if err := post(s, "waits", false, lost); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := other.QueryRow(`SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)`).Scan(&got); err != nil || got != "early,waits" {
+		t.Errorf("committed %q (%v), want early,waits", got, err)
+	}
+	if len(lost) != 0 {
+		t.Errorf("a post was told it was lost: %v", <-lost)
+	}
+}
+
+// TestEarlyPostFailsInOpenTransaction: a post that fails in a transaction
+// that holds an earlier post that returned early is rolled back alone (to
+// its savepoint); the earlier post commits.
+func TestEarlyPostFailsInOpenTransaction(t *testing.T) {
+	s, other := mustOpenStore(t, time.Hour)
+	lost := make(chan error, 2)
+	if err := post(s, "early", true, lost); err != nil {
+		t.Fatal(err)
+	}
+	if err := failingPost(s, "failed", lost); err == nil {
+		t.Fatal("the failing post returned no error")
+	}
+	if err := post(s, "waits", false, lost); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := other.QueryRow(`SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)`).Scan(&got); err != nil || got != "early,waits" {
+		t.Errorf("committed %q (%v), want early,waits", got, err)
+	}
+	if len(lost) != 0 {
+		t.Errorf("a post was told it was lost: %v", <-lost)
+	}
+}
