@@ -11,9 +11,11 @@ import "context"
 // statement (a lookup by key, a write of one row, any statement of a
 // transaction, which must be short anyway) is not worth that: it runs
 // detached, after checking that ctx is still live. Statements that may
-// run long (a scan of a large table, a sweep) keep ctx.
+// run long (a scan of a large table, a sweep) keep ctx. A ctx that can
+// never end (detached already, as the statements of a batch are) is
+// returned as it is, without a new context each statement.
 func detach(ctx context.Context) context.Context {
-	if ctx.Err() != nil {
+	if ctx.Done() == nil || ctx.Err() != nil {
 		return ctx
 	}
 	return context.WithoutCancel(ctx)
