@@ -22,26 +22,44 @@ func claimQuery(limit int) string {
 	RETURNING ` + messageColumns
 }
 
+// claimableQuery selects, as pid, the oldest claimable messages of agent
+// $2's inbox (of skill $4, or of all when it is empty), delivered at $3 or
+// before or never, up to limit: the oldest never delivered, which
+// messages_claimable gives in seq order, and the oldest delivered at $3
+// or before, merged. One condition of both would walk every message of
+// the inbox in seq order, the calls in flight among them.
+func claimableQuery(limit int) string {
+	return `SELECT pid FROM (SELECT * FROM (` + claimableArm("delivered_at IS NULL", limit) + `) AS never
+		UNION ALL SELECT * FROM (` + claimableArm("delivered_at <= $3", limit) + `) AS expired) AS c
+		ORDER BY seq` + limitClause(limit)
+}
+
+// claimableArm selects, as pid and seq, the oldest messages of agent $2's
+// inbox (of skill $4, or of all when it is empty) delivered when says,
+// up to limit.
+func claimableArm(when string, limit int) string {
+	return `SELECT id AS pid, seq FROM messages
+		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND ` + when + ` AND ($4 = '' OR skill = $4)
+		ORDER BY seq` + limitClause(limit)
+}
+
 // claimSkipLockedQuery is claimQuery for an engine that skips locked
 // rows: the WITH clause locks the rows it picks, passing over those
 // another transaction holds, and is run once (a LIMIT under IN is not
-// bound to be).
+// bound to be). It cannot pick from a UNION, which FOR UPDATE does not
+// take, so it asks for both kinds of claimable message in one condition;
+// PostgreSQL combines two searches of messages_claimable for it (a
+// bitmap OR) and sorts what they found.
 func claimSkipLockedQuery(limit int) string {
-	return `WITH picked AS (` + claimableQuery(limit) + ` FOR UPDATE SKIP LOCKED)
+	return `WITH picked AS (SELECT id AS pid FROM messages
+		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND (delivered_at IS NULL OR delivered_at <= $3) AND ($4 = '' OR skill = $4)
+		ORDER BY seq` + limitClause(limit) + ` FOR UPDATE SKIP LOCKED)
 	UPDATE messages SET delivered_at = $1, attempts = attempts + 1
 	FROM picked WHERE id = picked.pid
 	AND acked_at IS NULL AND (delivered_at IS NULL OR delivered_at <= $3)
 	RETURNING ` + messageColumns
-}
-
-// claimableQuery selects, as pid, the oldest claimable messages of agent
-// $2's inbox (of skill $4, or of all when it is empty), delivered at $3 or
-// before or never, up to limit.
-func claimableQuery(limit int) string {
-	return `SELECT id AS pid FROM messages
-		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $3) AND ($4 = '' OR skill = $4)
-		ORDER BY seq` + limitClause(limit)
 }
 
 // ClaimMessages returns up to limit messages for the agent's workers

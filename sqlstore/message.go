@@ -311,13 +311,25 @@ const checkedChannel = ` FROM channels c WHERE c.id = $2 AND c.agent_id = $3
 // checkQuery returns the skill of the checked channel.
 const checkQuery = `SELECT c.skill` + checkedChannel
 
+// olderClaimable returns a condition that holds when a message of the
+// agent's inbox (of the skill, or of all when it is empty) with a seq below
+// seq is claimable: never delivered, or delivered at or before the time
+// at; each argument is a parameter of the query. Its two halves each
+// search messages_claimable, the first by the NULL delivery time and the
+// seq, the second by the delivery time: one condition of both
+// (delivered_at IS NULL OR delivered_at <= at) would walk the whole inbox
+// instead, and an inbox holds every call in flight.
+func olderClaimable(agent, seq, at, skill string) string {
+	inbox := `SELECT 1 FROM messages WHERE agent_id = ` + agent + ` AND acked_at IS NULL
+		AND type IN ('chat_message', 'cancel') AND seq < ` + seq + ` AND (` + skill + ` = '' OR skill = ` + skill + `)`
+	return `(EXISTS (` + inbox + ` AND delivered_at IS NULL) OR EXISTS (` + inbox + ` AND delivered_at <= ` + at + `))`
+}
+
 // checkInboxQuery is checkQuery that also says whether the message, of
 // seq $4, is free to deliver: no message of the agent's inbox (of skill $6,
 // or of all when it is empty) with a smaller seq is claimable (never
 // delivered, or delivered at $5 or before).
-const checkInboxQuery = `SELECT c.skill, NOT EXISTS (SELECT 1 FROM messages
-		WHERE agent_id = $3 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $5) AND ($6 = '' OR skill = $6) AND seq < $4)` + checkedChannel
+var checkInboxQuery = `SELECT c.skill, NOT ` + olderClaimable("$3", "$4", "$5", "$6") + checkedChannel
 
 // valuesInsertQuery inserts a message checked already.
 const valuesInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
@@ -379,13 +391,11 @@ const insertQuery = `INSERT INTO messages (` + messageColumns + `)
 // delivered at its created_at, its first attempt, when it is of the
 // inbox's skill and no message of the same inbox with a smaller seq is
 // claimable (never delivered, or delivered at $12 or before).
-const checkedInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
+var checkedInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
 	SELECT ` + targetedValues + `,
 		CASE WHEN f.free AND (CAST($13 AS TEXT) = '' OR c.skill = $13) THEN CAST($11 AS BIGINT) END,
 		CASE WHEN f.free AND (CAST($13 AS TEXT) = '' OR c.skill = $13) THEN 1 ELSE 0 END
-	FROM channels c, (SELECT NOT EXISTS (SELECT 1 FROM messages
-		WHERE agent_id = $4 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $12) AND ($13 = '' OR skill = $13) AND seq < $2) AS free) AS f
+	FROM channels c, (SELECT NOT ` + olderClaimable("$4", "$2", "$12", "$13") + ` AS free) AS f
 	WHERE ` + targetedWhere + `
 	RETURNING skill, delivered_at IS NOT NULL`
 

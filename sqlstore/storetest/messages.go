@@ -22,6 +22,7 @@ func messageTests() []test {
 		{"FindReply", testFindReply},
 		{"ClaimAndAck", testClaimAndAck},
 		{"Redelivery", testRedelivery},
+		{"ClaimOldestOfBoth", testClaimOldestOfBoth},
 		{"RenewAndRelease", testRenewAndRelease},
 		{"PostDelivered", testPostDelivered},
 		{"PostDeliveredInOrder", testPostDeliveredInOrder},
@@ -252,6 +253,35 @@ func testRedelivery(t *testing.T, s mcpgate.Store) {
 	if len(got) == 1 && got[0].ID == chat1.ID {
 		t.Fatal("an acknowledged message was delivered again")
 	}
+}
+
+// testClaimOldestOfBoth checks that a claim takes the oldest claimable
+// messages, by seq, whether never delivered (released here) or delivered
+// before the visibility, when the two kinds alternate.
+func testClaimOldestOfBoth(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
+	u := mustUser(t, s, "alice")
+	mustAgent(t, s, "weather", u.ID)
+	mustChannel(t, s, "ch-chat", "weather", "chat")
+	var m []*mcpgate.Message
+	for i := range 4 {
+		m = append(m, mustPost(t, s, "ch-chat", mcpgate.MessageChat, "", fmt.Sprint("message ", i)))
+	}
+	now, vis := time.Now(), 10*time.Second
+	_, err := s.ClaimMessages(ctx, "weather", "", now, vis, 3)
+	must(t, err)
+	must(t, s.ReleaseMessages(ctx, "weather", map[string]time.Time{m[1].ID: now}))
+	// Claimable at now+vis: m0 and m2 delivered before it, m1 released
+	// and m3 never delivered.
+	got, err := s.ClaimMessages(ctx, "weather", "", now.Add(vis), vis, 2)
+	must(t, err)
+	mustEqual(t, "the two oldest", ids(got), ids(m[:2]))
+	got, err = s.ClaimMessages(ctx, "weather", "", now.Add(vis), vis, 1)
+	must(t, err)
+	mustEqual(t, "the oldest left", ids(got), ids(m[2:3]))
+	got, err = s.ClaimMessages(ctx, "weather", "", now.Add(vis), vis, 10)
+	must(t, err)
+	mustEqual(t, "the last one", ids(got), ids(m[3:]))
 }
 
 // testRenewAndRelease checks the leases of an open stream: renewed
