@@ -17,8 +17,11 @@ import (
 // gateway's CPU per call), on SQLite and, with MCPGATE_TEST_POSTGRES set,
 // on PostgreSQL. With MCPGATE_AGENT_RATE=R it then runs as many calls
 // again on SQLite, the target's engine, paced at R calls/s in all (`load
-// --rate`, an open loop), and logs that report too. scripts/agent-load.sh
-// runs it.
+// --rate`, an open loop), and logs that report too. With
+// MCPGATE_AGENT_WIDE=W it also runs as many calls on SQLite from W
+// sessions in a closed loop, so that about W calls are in flight at once
+// (most of them waiting for one of the worker's slots), and logs that
+// report ("many in flight"). scripts/agent-load.sh runs it.
 func TestAgentLoad(t *testing.T) {
 	spec := os.Getenv("MCPGATE_AGENT_LOAD")
 	if spec == "" {
@@ -28,10 +31,10 @@ func TestAgentLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rate := os.Getenv("MCPGATE_AGENT_RATE")
-	t.Run("sqlite", func(t *testing.T) { runAgentLoad(t, nil, sessions, calls, rate) })
+	rate, wide := os.Getenv("MCPGATE_AGENT_RATE"), os.Getenv("MCPGATE_AGENT_WIDE")
+	t.Run("sqlite", func(t *testing.T) { runAgentLoad(t, nil, sessions, calls, rate, wide) })
 	t.Run("postgres", func(t *testing.T) {
-		runAgentLoad(t, postgresEnv(t), sessions, calls, "")
+		runAgentLoad(t, postgresEnv(t), sessions, calls, "", "")
 	})
 }
 
@@ -48,11 +51,12 @@ func parseLoad(spec string) (sessions, calls int, err error) {
 
 // runAgentLoad starts a gateway (on the database env names) and an echo
 // worker, checks that the worker answers, and runs `mcpgate load`
-// against it, then again paced at rate calls/s unless rate is "". The
+// against it, then again paced at rate calls/s unless rate is "", then
+// again from wide sessions unless wide is "". The
 // gateway writes its log (a line a call, at debug) to a file and the
 // worker prints nothing a message, so that the test process reads no
 // output while it measures.
-func runAgentLoad(t *testing.T, env []string, sessions, calls int, rate string) {
+func runAgentLoad(t *testing.T, env []string, sessions, calls int, rate, wide string) {
 	g := startAgentGatewayLog(t, []agentSkill{{id: "echo", skill: "echo", timeout: "30s"}},
 		filepath.Join(t.TempDir(), "gateway.log"), env...)
 	startAgentWorker(t, g, "./testagent", "echo", "-mode", "echo", "-quiet", "-concurrency", strconv.Itoa(2*sessions))
@@ -72,6 +76,13 @@ func runAgentLoad(t *testing.T, env []string, sessions, calls int, rate string) 
 		t.Logf("%d sessions x %d calls, paced at %s calls/s:\n%s", sessions, calls, rate, out)
 		if !strings.Contains(out, " 0 failed") {
 			t.Errorf("some paced calls failed")
+		}
+	}
+	if wide != "" {
+		out := runCLI(t, g.env, append(args, "--sessions", wide)...)
+		t.Logf("%s sessions, %d calls in all (many in flight):\n%s", wide, sessions*calls, out)
+		if !strings.Contains(out, " 0 failed") {
+			t.Errorf("some calls from %s sessions failed", wide)
 		}
 	}
 }

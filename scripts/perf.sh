@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]:
+# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -33,6 +33,9 @@
 #     worker process over an event stream and answers with the worker's
 #     reply, storing nothing: the floor of three processes and four
 #     loopback hops on this machine);
+#     then, on SQLite, the same calls from --agent-wide sessions (default
+#     256; 0 skips it) in a closed loop, as many calls in flight at once:
+#     the gateway's CPU per call there over the closed loop's at 8;
 #   - idle sessions: a fresh SQLite gateway, --idle sessions opened by
 #     `mcpgate load --idle` and its RSS from /proc, per session; then again
 #     on another fresh gateway with every session holding its GET stream
@@ -69,7 +72,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-duration=3s sessions=4 relay_rate=2000 idle=10000 agent_calls=1500 agent_rate=2000 pg=${MCPGATE_TEST_POSTGRES:-} only=
+duration=3s sessions=4 relay_rate=2000 idle=10000 agent_calls=1500 agent_rate=2000 agent_wide=256 pg=${MCPGATE_TEST_POSTGRES:-} only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2 ;;
@@ -78,9 +81,10 @@ while [ $# -gt 0 ]; do
     --idle) idle=$2 ;;
     --agent-calls) agent_calls=$2 ;;
     --agent-rate) agent_rate=$2 ;;
+    --agent-wide) agent_wide=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -181,10 +185,13 @@ run_floor() {
 # $work/agent-postgres.
 run_agent() {
   echo "== agent (go test ./e2e -run TestAgentLoad)" >&2
-  MCPGATE_TEST_POSTGRES=$pg MCPGATE_AGENT_LOAD="8x$agent_calls" MCPGATE_AGENT_RATE=$agent_rate go test ./e2e -run "$1" -count=1 -v 2>&1 |
+  local wide=$agent_wide
+  [ "$wide" = 0 ] && wide=
+  MCPGATE_TEST_POSTGRES=$pg MCPGATE_AGENT_LOAD="8x$agent_calls" MCPGATE_AGENT_RATE=$agent_rate MCPGATE_AGENT_WIDE=$wide \
+    go test ./e2e -run "$1" -count=1 -v 2>&1 |
     tee "$work/agent.log" | grep -E 'calls|latency|CPU|^(---|ok|FAIL)' >&2 || true
   awk '/=== RUN +TestAgentLoad\/sqlite/ { f = "sqlite"; p = "" } /=== RUN +TestAgentLoad\/postgres/ { f = "postgres"; p = "" }
-    /paced at/ { p = "-paced" } /summary:/ { print > (dir "/agent-" f p) }' dir="$work" "$work/agent.log"
+    /paced at/ { p = "-paced" } /many in flight/ { p = "-wide" } /summary:/ { print > (dir "/agent-" f p) }' dir="$work" "$work/agent.log"
 }
 # agent_row DB prints the agent round trip's rows on DB.
 agent_row() {
@@ -197,6 +204,12 @@ agent_row() {
   if [ -s "$work/agent-$1-paced" ]; then
     printf '| agent round trip, %-8s, 8 sessions, %s calls/s offered | p50 %s µs, %s calls/s | ≤ 1,000 µs, ≥ 2,000 calls/s |\n' "$1" \
       "$agent_rate" "$(field p50_us "$work/agent-$1-paced")" "$(field calls_per_s "$work/agent-$1-paced")"
+  fi
+  if [ -s "$work/agent-$1-wide" ]; then
+    printf '| agent round trip, %s, %s sessions, closed loop (as many calls in flight): gateway CPU per call / at 8 sessions | %s calls/s, %s× (%s / %s µs) | (reference) |\n' "$1" \
+      "$agent_wide" "$(field calls_per_s "$work/agent-$1-wide")" \
+      "$(ratio "$(field cpu_us_per_call "$work/agent-$1-wide")" "$(field cpu_us_per_call "$work/agent-$1")")" \
+      "$(field cpu_us_per_call "$work/agent-$1-wide")" "$(field cpu_us_per_call "$work/agent-$1")"
   fi
 }
 # floor_agent_rows prints the agent floor's rows, and the gateway's paced
