@@ -324,6 +324,19 @@ func failingPost(s *Store, v string, lost chan<- error) error {
 	}, lost: func(err error) { lost <- err }})
 }
 
+// mustCommitted checks that other sees the values of t want (sorted,
+// joined by commas), and that no post was told it was lost.
+func mustCommitted(t *testing.T, other *sql.DB, want string, lost <-chan error) {
+	t.Helper()
+	var got string
+	if err := other.QueryRow(`SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)`).Scan(&got); err != nil || got != want {
+		t.Errorf("committed %q (%v), want %s", got, err, want)
+	}
+	if len(lost) != 0 {
+		t.Errorf("a post was told it was lost: %v", <-lost)
+	}
+}
+
 // TestEarlyPostAloneFails: a post that returns early, alone in the
 // transaction begun for it, runs without a savepoint; when it fails after
 // a write, the transaction is rolled back whole, nobody is told of a loss,
@@ -343,13 +356,7 @@ func TestEarlyPostAloneFails(t *testing.T) {
 	if err := post(s, "waits", false, lost); err != nil {
 		t.Fatal(err)
 	}
-	var got string
-	if err := other.QueryRow(`SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)`).Scan(&got); err != nil || got != "early,waits" {
-		t.Errorf("committed %q (%v), want early,waits", got, err)
-	}
-	if len(lost) != 0 {
-		t.Errorf("a post was told it was lost: %v", <-lost)
-	}
+	mustCommitted(t, other, "early,waits", lost)
 }
 
 // TestEarlyPostFailsInOpenTransaction: a post that fails in a transaction
@@ -367,11 +374,5 @@ func TestEarlyPostFailsInOpenTransaction(t *testing.T) {
 	if err := post(s, "waits", false, lost); err != nil {
 		t.Fatal(err)
 	}
-	var got string
-	if err := other.QueryRow(`SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)`).Scan(&got); err != nil || got != "early,waits" {
-		t.Errorf("committed %q (%v), want early,waits", got, err)
-	}
-	if len(lost) != 0 {
-		t.Errorf("a post was told it was lost: %v", <-lost)
-	}
+	mustCommitted(t, other, "early,waits", lost)
 }
