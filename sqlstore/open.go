@@ -65,7 +65,7 @@ func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
 	}
 	if begun && len(ops) == 1 && ops[0].fn != nil && ops[0].early() {
 		// A savepoint is two statements: SAVEPOINT and RELEASE.
-		s.runAlone(batch, o, ops[0])
+		s.runAlone(o, ops[0])
 		return
 	}
 	early, wait := []*groupOp(nil), false
@@ -108,8 +108,8 @@ func (s *Store) leaveOpen(o *openTx, early []*groupOp) {
 // runAlone runs op, the one post of a batch and one that may return
 // early, in o, a transaction begun for it, and leaves o open. o holds
 // nothing else, so op needs no savepoint: when it fails, o is rolled back
-// whole (see runOpen for why that matters).
-func (s *Store) runAlone(ctx context.Context, o *openTx, op *groupOp) {
+// whole, which loses no other post's statements.
+func (s *Store) runAlone(o *openTx, op *groupOp) {
 	op.run(func(fn func(*Store) error) error { return fn(o.store) })
 	if op.err != nil || op.pnc != nil {
 		_ = s.endOpen(o.abort, errPostFailed)
