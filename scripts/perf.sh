@@ -150,15 +150,17 @@ run() {
 }
 
 # start_gateway NAME CONFIG [BINARY] starts a gateway on SQLite in
-# $work/NAME and sets $gw_pid, $gw_port and $gw_key.
+# $work/NAME and sets $gw_pid, $gw_port, $gw_key and $gw_bin, the binary
+# that runs it. Only that binary touches the gateway's database: another
+# would migrate it to its own schema under the running gateway.
 start_gateway() {
-  gw_port=$(free_port)
-  "${3:-$bin}" serve --config "$2" --addr "127.0.0.1:$gw_port" --data-dir "$work/$1" --log-level "${LOG_LEVEL:-info}" \
+  gw_port=$(free_port) gw_bin=${3:-$bin}
+  "$gw_bin" serve --config "$2" --addr "127.0.0.1:$gw_port" --data-dir "$work/$1" --log-level "${LOG_LEVEL:-info}" \
     ${PPROF:+--pprof-addr "$PPROF"} 2>"$work/$1.err" &
   gw_pid=$!
   wait_port "$gw_port"
   for _ in $(seq 300); do # the config may still be applying
-    gw_key=$("$bin" key create --user bench --data-dir "$work/$1" 2>/dev/null) && return 0
+    gw_key=$("$gw_bin" key create --user bench --data-dir "$work/$1" 2>/dev/null) && return 0
     sleep 0.1
   done
   echo "$0: the gateway never knew user bench:" >&2; cat "$work/$1.err" >&2; return 1
@@ -259,7 +261,7 @@ ab_rounds() {
 # started last, in $work/NAME, and waits until its inbox stream is open.
 start_worker() {
   local key
-  key=$("$bin" key create --agent echo --name worker --data-dir "$work/$1")
+  key=$("$gw_bin" key create --agent echo --name worker --data-dir "$work/$1")
   MCPGATE_AGENT_KEY=$key "$work/testagent" -url "http://127.0.0.1:$gw_port" -mode echo -quiet -concurrency 16 >"$work/$1-worker.err" 2>&1 &
   for _ in $(seq 300); do
     grep -q "inbox connected" "$work/$1-worker.err" && return 0
@@ -344,11 +346,12 @@ YAML
     echo "          - {name: tool_$i, description: Tool $i., input_schema: {type: object, properties: {value: {type: number}}}, request: {method: POST, path: /convert/units, body: all}}"
   done
 } >"$work/gateway.yaml"
-# wait_tools NAME waits for the gateway in $work/NAME to have discovered
-# the fixture's tools, which runs in the background.
+# wait_tools NAME [BINARY] waits for the gateway in $work/NAME (run by
+# BINARY, the new one by default) to have discovered the fixture's tools,
+# which runs in the background.
 wait_tools() {
   for _ in $(seq 300); do
-    "$bin" agent show relay --data-dir "$work/$1" | grep -q test_simple_text && break
+    "${2:-$bin}" agent show relay --data-dir "$work/$1" | grep -q test_simple_text && break
     sleep 0.1
   done
 }
@@ -389,7 +392,7 @@ run_ab() {
   new_pid=$gw_pid new_port=$gw_port new_key=$gw_key
   PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
   wait_tools gateway
-  wait_tools gateway-old
+  wait_tools gateway-old "$OLD"
   ab_rounds relay $(((sessions + 1) / 2)) $((relay_rate / 4)) /relay/mcp test_simple_text '{}'
 }
 if [ "$only" = ab ]; then
@@ -421,7 +424,7 @@ if [ "$only" = relay ] && [ -n "${OLD:-}" ] && [ -n "${OLD_FIRST:-}" ]; then
   # The old gateway's leg first, the new one idle meanwhile.
   new_pid=$gw_pid new_port=$gw_port new_key=$gw_key
   PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
-  wait_tools gateway-old
+  wait_tools gateway-old "$OLD"
   run_relayed old
   kill "$gw_pid"
   gw_pid=$new_pid gw_port=$new_port gw_key=$new_key
@@ -435,7 +438,7 @@ if [ "$only" = relay ]; then
   if [ -n "${OLD:-}" ] && [ -z "${OLD_FIRST:-}" ]; then
     kill "$gw_pid"
     PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
-    wait_tools gateway-old
+    wait_tools gateway-old "$OLD"
     run_relayed old
   fi
   echo
