@@ -48,10 +48,10 @@ func claimableArm(when string, limit int) string {
 // rows: the WITH clause locks the rows it picks, passing over those
 // another transaction holds, and is run once (a LIMIT under IN is not
 // bound to be). It cannot pick from a UNION, which FOR UPDATE does not
-// take, so it asks for both kinds of claimable message in one condition:
-// PostgreSQL then scans messages_claimable by agent and filters on the
-// delivery time, visiting every call in flight of the agent, as it did
-// through messages_inbox.
+// take, so it asks for both kinds of claimable message in one condition,
+// which PostgreSQL answers through messages_inbox in seq order: it visits
+// the agent's calls in flight older than the messages it takes. It has no
+// messages_claimable (migration 00021 says why).
 func claimSkipLockedQuery(limit int) string {
 	return `WITH picked AS (SELECT id AS pid FROM messages
 		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')

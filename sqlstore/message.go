@@ -314,11 +314,13 @@ const checkQuery = `SELECT c.skill` + checkedChannel
 // olderClaimable returns a condition that holds when a message of the
 // agent's inbox (of the skill, or of all when it is empty) with a seq below
 // seq is claimable: never delivered, or delivered at or before the time
-// at; each argument is a parameter of the query. Its two halves each
-// search messages_claimable, the first by the NULL delivery time and the
-// seq, the second by the delivery time: one condition of both
+// at; each argument is a parameter of the query. On SQLite its two
+// halves each search messages_claimable, the first by the NULL delivery
+// time and the seq, the second by the delivery time: one condition of both
 // (delivered_at IS NULL OR delivered_at <= at) would walk the whole inbox
-// instead, and an inbox holds every call in flight.
+// instead, and an inbox holds every call in flight. (PostgreSQL, which
+// has no messages_claimable, runs this check only for PostDelivered,
+// which its gateway does not use.)
 func olderClaimable(agent, seq, at, skill string) string {
 	inbox := `SELECT 1 FROM messages WHERE agent_id = ` + agent + ` AND acked_at IS NULL
 		AND type IN ('chat_message', 'cancel') AND seq < ` + seq + ` AND (` + skill + ` = '' OR skill = ` + skill + `)`

@@ -7,12 +7,15 @@ import (
 	"io/fs"
 )
 
-// The migrations are written once, in the SQL both engines accept. The one
-// difference is collation: PostgreSQL compares text by the database's
+// The migrations are written once, in the SQL both engines accept. Two
+// things differ. Collation: PostgreSQL compares text by the database's
 // locale unless told otherwise, so identifiers and names are declared
 // COLLATE "C" to sort bytewise there, which is what SQLite does by default
-// and which SQLite does not know by that name. Migrations for SQLite are the
-// same files with that clause taken out.
+// and which SQLite does not know by that name; SQLite's files have that
+// clause taken out. And indexes that suit one engine only: the lines
+// between "-- +mcpgate sqlite" (or "-- +mcpgate postgres") and
+// "-- +mcpgate end" are left out of the other engine's files, whose
+// migration of that version then changes nothing.
 //
 //go:embed migrations/*.sql
 var migrations embed.FS
@@ -21,23 +24,49 @@ var migrations embed.FS
 var collateC = []byte(` COLLATE "C"`)
 
 // Migrations returns the goose migrations for an engine: "postgres" gets the
-// files as written, any other engine (SQLite) gets them without COLLATE "C".
+// files as written but for SQLite's blocks, any other engine (SQLite) gets
+// them without COLLATE "C" and PostgreSQL's blocks.
 func Migrations(engine string) fs.FS {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		panic(err) // the embed pattern guarantees the folder
 	}
 	if engine == "postgres" {
-		return sub
+		return rewritten{sub, func(b []byte) []byte { return withoutBlocks(b, "sqlite") }}
 	}
-	return withoutCollation{sub}
+	return rewritten{sub, func(b []byte) []byte {
+		return bytes.ReplaceAll(withoutBlocks(b, "postgres"), collateC, nil)
+	}}
 }
 
-// withoutCollation serves its files with every COLLATE "C" clause removed.
-type withoutCollation struct{ fs.FS }
+// withoutBlocks returns b without the lines from "-- +mcpgate ENGINE" to
+// the next "-- +mcpgate end", both included.
+func withoutBlocks(b []byte, engine string) []byte {
+	start, end := []byte("-- +mcpgate "+engine), []byte("-- +mcpgate end")
+	var out []byte
+	skip := false
+	for line := range bytes.Lines(b) {
+		trimmed := bytes.TrimSpace(line)
+		switch {
+		case !skip && bytes.Equal(trimmed, start):
+			skip = true
+		case skip && bytes.Equal(trimmed, end):
+			skip = false
+		case !skip:
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// rewritten serves its files through rewrite.
+type rewritten struct {
+	fs.FS
+	rewrite func([]byte) []byte
+}
 
 // Open opens name and, for a regular file, returns its rewritten content.
-func (w withoutCollation) Open(name string) (fs.File, error) {
+func (w rewritten) Open(name string) (fs.File, error) {
 	f, err := w.FS.Open(name)
 	if err != nil {
 		return nil, err
@@ -51,12 +80,12 @@ func (w withoutCollation) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = bytes.ReplaceAll(b, collateC, nil)
+	b = w.rewrite(b)
 	return &memFile{Reader: bytes.NewReader(b), info: sizedInfo{info, int64(len(b))}}, nil
 }
 
 // ReadDir lists the folder, which the rewrite does not change.
-func (w withoutCollation) ReadDir(name string) ([]fs.DirEntry, error) {
+func (w rewritten) ReadDir(name string) ([]fs.DirEntry, error) {
 	return fs.ReadDir(w.FS, name)
 }
 
