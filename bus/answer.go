@@ -92,12 +92,13 @@ func (a *asker) answers(m *mcpgate.Message) bool {
 
 // claim hands over c, a final reply that answers (see answers), before it
 // is stored, unless the call has a final reply already (the store would
-// refuse a second one) or a delta (such a call reads its replies from the
-// store); it reports whether it did.
+// refuse a second one), a delta (such a call reads its replies from the
+// store) or an error (its chat_message may have been lost, and the store
+// must check the reply against it); it reports whether it did.
 func (a *asker) claim(c *mcpgate.Message) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.deltas || a.final != nil {
+	if a.deltas || a.final != nil || a.err != nil {
 		return false
 	}
 	a.final = c

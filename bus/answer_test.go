@@ -28,6 +28,12 @@ func (s *slowCommitStore) PostReplyHanded(ctx context.Context, m *mcpgate.Messag
 	return <-s.commit
 }
 
+// PostClaimedReply is PostReplyHanded here: the test doubles of this file
+// change how a reply is stored, whether the bus vouched for it or not.
+func (s *slowCommitStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	return s.PostReplyHanded(ctx, m, hand)
+}
+
 // TestAskAnsweredBeforeCommit: a final reply to a call waiting on this
 // replica reaches the call as soon as it is handed over, while its commit
 // still runs; the reply's post returns once that commit ended, with its
@@ -85,6 +91,10 @@ func (droppingStore) PostReplyHanded(_ context.Context, _ *mcpgate.Message, hand
 	return errors.New("disk full")
 }
 
+func (s droppingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	return s.PostReplyHanded(ctx, m, hand)
+}
+
 // TestAskReplyLostAfterHandover: a call that had deltas reads its final
 // reply from the store; when that reply was handed over and then lost in
 // a failed commit, the call ends with the commit's error instead of
@@ -124,6 +134,13 @@ func (s *holdingStore) PostReplyHanded(ctx context.Context, m *mcpgate.Message, 
 		return err
 	}
 	return s.Store.PostReplyHanded(ctx, m, hand)
+}
+
+func (s *holdingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	if err := <-s.release; err != nil {
+		return err
+	}
+	return s.Store.PostClaimedReply(ctx, m, hand)
 }
 
 // TestAskAnsweredBeforeStored: the final reply to a chat_message whose
@@ -187,5 +204,60 @@ func TestAskNotClaimedByOthers(t *testing.T) {
 	must(t, err)
 	if reply.Body.Text != "pong" {
 		t.Errorf("Ask = %q, want pong", reply.Body.Text)
+	}
+}
+
+// recordingStore counts the replies posted through PostClaimedReply and
+// PostReplyHanded, and keeps the skill of the last one vouched for.
+type recordingStore struct {
+	*sqlstore.Store
+	mu              sync.Mutex
+	claimed, handed int
+	skill           string
+}
+
+func (s *recordingStore) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	s.mu.Lock()
+	s.handed++
+	s.mu.Unlock()
+	return s.Store.PostReplyHanded(ctx, m, hand)
+}
+
+func (s *recordingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	s.mu.Lock()
+	s.claimed++
+	s.skill = m.Skill
+	s.mu.Unlock()
+	return s.Store.PostClaimedReply(ctx, m, hand)
+}
+
+// TestClaimedReplyVouchedFor: a final reply the bus claimed for its call
+// is posted through PostClaimedReply, with the channel's skill; one it
+// could not claim (the call had a delta) through PostReplyHanded, for
+// the store to check.
+func TestClaimedReplyVouchedFor(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := &recordingStore{Store: mustSQLite(t)}
+	b := mustBus(t, s, nil)
+	_, posted := askPong(ctx, t, b, chat("ping"))
+	must(t, <-posted)
+	if s.claimed != 1 || s.handed != 0 || s.skill != "chat" {
+		t.Errorf("claimed %d (skill %q), handed %d; want 1 (chat), 0", s.claimed, s.skill, s.handed)
+	}
+	m := chat("ping again")
+	done := make(chan error, 1)
+	_, err := b.Ask(ctx, m, func() {
+		go func() {
+			if err := b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReplyDelta, InReplyTo: m.ID, Sender: "agent:weather"}); err != nil {
+				t.Error(err)
+			}
+			done <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather"})
+		}()
+	}, nil)
+	must(t, err)
+	must(t, <-done)
+	if s.claimed != 1 || s.handed != 1 {
+		t.Errorf("after a reply with a delta: claimed %d, handed %d; want 1, 1", s.claimed, s.handed)
 	}
 }

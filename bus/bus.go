@@ -46,6 +46,16 @@ type HandingStore interface {
 	PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error
 }
 
+// ClaimingStore is implemented by a HandingStore that can take a final
+// reply the bus vouches for: PostClaimedReply is PostReplyHanded for a
+// reply that answers, on its channel and from its agent, a chat_message
+// the bus posted and saw stored, with m.Skill that channel's skill; the
+// store may then skip its own check of them. The bus posts a reply it
+// claimed for the call waiting for it (answer.go) that way.
+type ClaimingStore interface {
+	PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error
+}
+
 // Broker carries published payloads between processes.
 type Broker interface {
 	// Publish sends payload to every Subscribe of topic, in this process
@@ -100,7 +110,8 @@ type Options struct {
 // goroutines. Its methods are safe for concurrent use.
 type Bus struct {
 	store   Store
-	handing HandingStore // store, when it is one; nil otherwise
+	handing HandingStore  // store, when it is one; nil otherwise
+	claimed ClaimingStore // store, when it is one and a HandingStore; nil otherwise
 	broker  Broker
 	logger  *slog.Logger
 	id      string // this replica, in presence records and broker payloads
@@ -123,6 +134,9 @@ func New(opts *Options) *Bus {
 		heartbeat: opts.Heartbeat, ttl: opts.PresenceTTL, noHandoff: opts.NoHandoff,
 	}
 	b.handing, _ = opts.Store.(HandingStore)
+	if b.handing != nil {
+		b.claimed, _ = opts.Store.(ClaimingStore)
+	}
 	if b.logger == nil {
 		b.logger = slog.Default()
 	}
@@ -195,8 +209,9 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 }
 
 // answer stores m, the final reply the call a waits for, handing it to a
-// before it is stored when a's claim says the store is bound to take it,
-// and otherwise before its transaction commits (HandingStore), so that
+// before it is stored when a's claim says the store is bound to take it
+// (and then vouching for it to a ClaimingStore, which need not check it
+// again), and otherwise before its transaction commits (HandingStore), so that
 // the call answers its client while the store works; it returns once m
 // is committed. Other waiters on the channel are woken once m's
 // statements ran: a read of messages commits what is open first, so they
@@ -206,7 +221,12 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 // the store, which does not have it).
 func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	handed := b.claim(ctx, m, a)
-	err := b.handing.PostReplyHanded(ctx, m, func() {
+	post := b.handing.PostReplyHanded
+	if handed && b.claimed != nil {
+		m.Skill = a.skill // what the store would give m, as the call's copy has
+		post = b.claimed.PostClaimedReply
+	}
+	err := post(ctx, m, func() {
 		if handed { // the call has it: wake the channel's other waiters
 			b.signal(ctx, replyTopic(m.ChannelID))
 			return

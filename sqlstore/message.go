@@ -49,7 +49,7 @@ const DefaultListLimit = 100
 // if the type is unknown, or if a reply, delta or cancel does not name a
 // chat_message of the same channel in InReplyTo.
 func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
-	_, err := s.post(ctx, m, nil, nil)
+	_, err := s.post(ctx, m, nil, nil, false)
 	return err
 }
 
@@ -61,7 +61,7 @@ func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
 // then takes m without a claim of its own. An older claimable message
 // leaves m to be claimed after it, so that a stream delivers in seq order.
 func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
-	return s.post(ctx, m, &to, nil)
+	return s.post(ctx, m, &to, nil, false)
 }
 
 // PostHanded posts m as PostDelivered does, for a caller that hands m over
@@ -74,7 +74,7 @@ func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgat
 // called with the error, once, from the goroutine that committed. On
 // other engines PostHanded is PostDelivered.
 func (s *Store) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error) {
-	return s.post(ctx, m, &to, lost)
+	return s.post(ctx, m, &to, lost, false)
 }
 
 // PostReplyHanded stores m, a final reply, as PostMessage does, for a
@@ -87,8 +87,27 @@ func (s *Store) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.I
 // other engines hand is called once m is committed. An error before m was
 // stored returns without calling hand.
 func (s *Store) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	return s.postReply(ctx, m, hand, false)
+}
+
+// PostClaimedReply is PostReplyHanded for a final reply its caller
+// vouches for: m answers, on m.ChannelID and from m.AgentID, a
+// chat_message the caller posted there, whose statements ran, and
+// m.Skill is that channel's skill (the bus's claim, which has them in
+// memory). On an engine with one writer (SQLite) the store then skips
+// its check of the channel and of the message answered, a query each
+// reply; a channel deleted meanwhile still fails the insert (ENOTFOUND),
+// and a second final reply is still ECONFLICT. Other engines check as
+// PostReplyHanded does.
+func (s *Store) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
+	return s.postReply(ctx, m, hand, m.Skill != "" && m.AgentID != "")
+}
+
+// postReply is PostReplyHanded, skipping the check of m's target when
+// vouched.
+func (s *Store) postReply(ctx context.Context, m *mcpgate.Message, hand func(), vouched bool) error {
 	var lost atomic.Pointer[error]
-	if _, err := s.post(ctx, m, nil, func(err error) { lost.Store(&err) }); err != nil {
+	if _, err := s.post(ctx, m, nil, func(err error) { lost.Store(&err) }, vouched); err != nil {
 		return err
 	}
 	hand()
@@ -112,8 +131,9 @@ func (s *Store) waitCommitted(ctx context.Context, lost *atomic.Pointer[error]) 
 
 // post stores m, delivered to the inbox to when it is not nil and the
 // conditions of PostDelivered hold, and reports whether it was. With lost
-// set it may return before m is committed (PostHanded).
-func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox, lost func(error)) (delivered bool, err error) {
+// set it may return before m is committed (PostHanded); vouched skips the
+// check of m's target where an engine can (PostClaimedReply).
+func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox, lost func(error), vouched bool) (delivered bool, err error) {
 	body, err := prepareMessage(m)
 	if err != nil {
 		return false, err
@@ -128,7 +148,7 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox,
 	}
 	fn := func(tx *Store) error {
 		var err error
-		delivered, err = tx.postIn(ctx, m, body, to)
+		delivered, err = tx.postIn(ctx, m, body, to, vouched)
 		return err
 	}
 	err = s.runPost(ctx, &groupOp{agentID: m.AgentID, fn: fn, lost: lost})
@@ -137,15 +157,16 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox,
 
 // postIn stores m in the transaction s: it takes the seq, inserts m when
 // its channel is its agent's and its reply target a chat_message of the
-// channel, and acknowledges the message a final reply or a cancel answers.
-func (s *Store) postIn(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (bool, error) {
+// channel (vouched, as post says), and acknowledges the message a final
+// reply or a cancel answers.
+func (s *Store) postIn(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox, vouched bool) (bool, error) {
 	if err := s.takeSeq(ctx, m); err != nil {
 		if s.d.Violation(err).Kind == ForeignKeyViolation {
 			return false, channelNotFound(m) // no such agent, so none of its channels
 		}
 		return false, err
 	}
-	ok, delivered, err := s.insertMessage(ctx, m, body, to)
+	ok, delivered, err := s.insertMessage(ctx, m, body, to, vouched)
 	if err != nil {
 		return false, err
 	} else if !ok {
@@ -276,9 +297,9 @@ func forInbox(m *mcpgate.Message, to *mcpgate.Inbox) bool {
 // taken: the seq lock (or, on SQLite, the one writer) keeps any older
 // message from being posted meanwhile, and on PostgreSQL the statement
 // sees every post committed before the lock was granted.
-func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (ok, delivered bool, err error) {
+func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox, vouched bool) (ok, delivered bool, err error) {
 	if groupsCommits(s.d) {
-		return s.checkThenInsert(ctx, m, body, to)
+		return s.checkThenInsert(ctx, m, body, to, vouched)
 	}
 	args := []any{m.ID, m.Seq, m.ChannelID, m.AgentID, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
 		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt)}
@@ -339,14 +360,18 @@ const valuesInsertQuery = `INSERT INTO messages (` + messageColumns + `, deliver
 
 // checkThenInsert is insertMessage on an engine with one writer: it
 // checks m's channel and reply target, and whether m is free to deliver to
-// the inbox to, then inserts m.
-func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox) (ok, delivered bool, err error) {
-	var skill string
+// the inbox to, then inserts m. A vouched m (a reply, never for an inbox)
+// is inserted unchecked, with its own skill: its channel's existence is
+// the foreign key's to check.
+func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox, vouched bool) (ok, delivered bool, err error) {
+	skill := m.Skill
 	var free bool
-	if forInbox(m, to) {
+	switch {
+	case vouched && !forInbox(m, to):
+	case forInbox(m, to):
 		err = s.write.QueryRowContext(ctx, checkInboxQuery, nullString(m.InReplyTo), m.ChannelID, m.AgentID,
 			m.Seq, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill).Scan(&skill, &free)
-	} else {
+	default:
 		err = s.write.QueryRowContext(ctx, checkQuery, nullString(m.InReplyTo), m.ChannelID, m.AgentID).Scan(&skill)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
@@ -363,7 +388,9 @@ func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []
 	_, err = s.write.ExecContext(ctx, valuesInsertQuery, m.ID, m.Seq, m.ChannelID, m.AgentID, skill, string(m.Type),
 		nullString(m.InReplyTo), m.Sender, string(body), nullString(m.Tool), nullString(string(m.Arguments)),
 		micros(m.CreatedAt), deliveredAt, attempts)
-	if err != nil {
+	if s.d.Violation(err).Kind == ForeignKeyViolation {
+		return false, false, channelNotFound(m) // deleted with its agent meanwhile
+	} else if err != nil {
 		return false, false, s.insertError(m, err)
 	}
 	m.Skill = skill

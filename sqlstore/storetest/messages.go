@@ -31,6 +31,7 @@ func messageTests() []test {
 		{"ConcurrentHandedPosts", testConcurrentHandedPosts},
 		{"RepliesAcknowledge", testRepliesAcknowledge},
 		{"PostReplyHanded", testPostReplyHanded},
+		{"PostClaimedReply", testPostClaimedReply},
 		{"ConcurrentPosts", testConcurrentPosts},
 		{"SeqsInTransactions", testSeqsInTransactions},
 		{"ConcurrentClaims", testConcurrentClaims},
@@ -522,6 +523,44 @@ func testPostReplyHanded(t *testing.T, s mcpgate.Store) {
 	_, err = post("ch-chat", mcpgate.MessageReply, "msg_none")
 	mustCode(t, err, mcpgate.EINVALID)
 	mustEqual(t, "hand calls after two refused replies", hands, 2)
+}
+
+// claimingStore is a Store that takes a final reply the bus vouches for
+// (the bus's ClaimingStore).
+type claimingStore interface {
+	PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error
+}
+
+// testPostClaimedReply checks that a reply the caller vouches for (its
+// agent and its channel's skill named) is stored as PostReplyHanded
+// stores it, acknowledging the message it answers; that a second final
+// reply is still ECONFLICT, and a reply on a channel deleted with its
+// agent still ENOTFOUND, though the store need not check the target.
+func testPostClaimedReply(t *testing.T, s mcpgate.Store) {
+	c, ok := s.(claimingStore)
+	if !ok {
+		t.Skip("the store has no PostClaimedReply")
+	}
+	ctx := context.Background()
+	chat1, _, chat2 := claimFixture(t, s)
+	post := func(inReplyTo string) (*mcpgate.Message, error) {
+		m := &mcpgate.Message{ChannelID: "ch-chat", AgentID: "weather", Skill: "chat", Type: mcpgate.MessageReply,
+			InReplyTo: inReplyTo, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "done"}}
+		return m, c.PostClaimedReply(ctx, m, func() {})
+	}
+	reply, err := post(chat1.ID)
+	must(t, err)
+	stored, err := s.FindReply(ctx, chat1.ID)
+	must(t, err)
+	mustEqual(t, "the reply stored", stored, reply)
+	got, err := s.ClaimMessages(ctx, "weather", "chat", time.Now(), time.Second, 10)
+	must(t, err)
+	mustEqual(t, "claimable after the reply: the unanswered one", ids(got), []string{chat2.ID})
+	_, err = post(chat1.ID)
+	mustCode(t, err, mcpgate.ECONFLICT)
+	must(t, s.DeleteAgent(ctx, "weather"))
+	_, err = post(chat2.ID)
+	mustCode(t, err, mcpgate.ENOTFOUND)
 }
 
 // testConcurrentPosts has 8 writers post to one channel while a reader
