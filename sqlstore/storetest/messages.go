@@ -558,6 +558,11 @@ func testPostClaimedReply(t *testing.T, s mcpgate.Store) {
 	mustEqual(t, "claimable after the reply: the unanswered one", ids(got), []string{chat2.ID})
 	_, err = post(chat1.ID)
 	mustCode(t, err, mcpgate.ECONFLICT)
+	// A post that succeeds after the refused one, so that a store that
+	// keeps seqs in memory (SQLite's blocks, emptied when a transaction is
+	// rolled back) has some left: the reply below then fails at its insert,
+	// on its channel, not at taking its seq, on its agent.
+	mustPost(t, s, "ch-search", mcpgate.MessageChat, "", "four")
 	must(t, s.DeleteAgent(ctx, "weather"))
 	_, err = post(chat2.ID)
 	mustCode(t, err, mcpgate.ENOTFOUND)
