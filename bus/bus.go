@@ -223,8 +223,7 @@ func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	handed := b.claim(ctx, m, a)
 	post := b.handing.PostReplyHanded
 	if handed && b.claimed != nil {
-		m.Skill = a.skill // what the store would give m, as the call's copy has
-		post = b.claimed.PostClaimedReply
+		post = b.claimed.PostClaimedReply // claim gave m its agent and skill
 	}
 	err := post(ctx, m, func() {
 		if handed { // the call has it: wake the channel's other waiters
@@ -258,11 +257,11 @@ func (b *Bus) claim(ctx context.Context, m *mcpgate.Message, a *asker) bool {
 	if m.AgentID == "" {
 		m.AgentID = a.agentID
 	}
+	m.Skill = a.skill // the asked message's, its channel's: what the store gives m
 	c, err := handed(m)
 	if err != nil {
 		return false // a body that cannot be copied is the store's to refuse
 	}
-	c.Skill = a.skill // the asked message's, its channel's: what the store gives m
 	if !a.claim(c) {
 		return false
 	}

@@ -367,7 +367,7 @@ func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []
 	skill := m.Skill
 	var free bool
 	switch {
-	case vouched && !forInbox(m, to):
+	case vouched:
 	case forInbox(m, to):
 		err = s.write.QueryRowContext(ctx, checkInboxQuery, nullString(m.InReplyTo), m.ChannelID, m.AgentID,
 			m.Seq, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill).Scan(&skill, &free)

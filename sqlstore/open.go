@@ -63,7 +63,7 @@ func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
 	if s.seqs != nil {
 		o.store.reserveSeqs(batch, ops)
 	}
-	if begun && len(ops) == 1 && ops[0].fn != nil && ops[0].early() {
+	if begun && len(ops) == 1 && ops[0].early() { // a flush is never early
 		// A savepoint is two statements: SAVEPOINT and RELEASE.
 		s.runAlone(o, ops[0])
 		return
