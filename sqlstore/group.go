@@ -2,7 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/mcpgate/mcpgate"
 )
 
 // Group commit. On an engine with one writer connection (SQLite) every
@@ -10,9 +13,8 @@ import (
 // a COMMIT that writes the pages it changed to the WAL. Posts that arrive
 // while the writer is busy are therefore run together: the first to find
 // no batch running leads one, taking every post queued by then, and runs
-// them in one transaction, each inside a savepoint, so that one that fails
-// is rolled back alone and returns its own error; then it commits them all
-// at once, and each post returns when the transaction holding it
+// them in one transaction (one that fails for a reason of its own is left
+// out alone, see runInBatch); then it commits them all at once, and each post returns when the transaction holding it
 // committed (but for a post handed over in process, which may return
 // before: open.go). The posts of one batch take their seqs in turn and
 // become visible together, so the ordering of Seq holds (see message.go).
@@ -35,7 +37,8 @@ func groupsCommits(d Dialect) bool {
 // request to commit the open transaction (open.go).
 type groupOp struct {
 	agentID string // the agent whose seq fn takes, if any (seqblock.go)
-	fn      func(tx *Store) error
+	ctx     context.Context
+	fn      func(ctx context.Context, tx *Store) error
 	// lost, when set, lets the post return once it ran, before the
 	// transaction holding it commits (open.go), and is told if that
 	// commit fails.
@@ -53,13 +56,15 @@ func (op *groupOp) early() bool { return op.lost != nil }
 // return before its commit.
 func (s *Store) runPost(ctx context.Context, op *groupOp) error {
 	if s.group == nil || s.inTx {
-		return s.withTx(ctx, op.fn)
+		return s.withTx(ctx, func(tx *Store) error { return op.fn(ctx, tx) })
 	}
 	return s.runGroup(ctx, op)
 }
 
-// runGroup queues op for a batch and returns its outcome once it ran.
+// runGroup queues op, whose context is ctx, for a batch and returns its
+// outcome once it ran.
 func (s *Store) runGroup(ctx context.Context, op *groupOp) error {
+	op.ctx = ctx
 	s.group.Run(op, func(ops []*groupOp) { s.lead(ctx, ops) })
 	return op.outcome()
 }
@@ -86,34 +91,47 @@ func (s *Store) lead(ctx context.Context, ops []*groupOp) {
 	if s.seqs != nil {
 		s.reserveSeqs(context.WithoutCancel(ctx), ops)
 	}
-	ops[0].run(func(fn func(*Store) error) error { return s.withTx(ctx, fn) })
+	op := ops[0]
+	op.run(func() error { return s.withTx(ctx, func(tx *Store) error { return op.fn(op.ctx, tx) }) })
 }
 
-// run calls op's fn through with, keeping its error or panic.
-func (op *groupOp) run(with func(func(*Store) error) error) {
+// run calls fn, which runs op's, keeping its error or panic as op's.
+func (op *groupOp) run(fn func() error) {
 	defer func() {
 		if p := recover(); p != nil {
 			op.pnc = p
 		}
 	}()
-	op.err = with(op.fn)
+	op.err = fn()
 }
 
-// runSaved runs op inside a savepoint of s, a transaction, rolling back
-// to it when op fails. It returns an error only when the savepoint itself
-// fails: then the transaction is no good for the others either.
-func (s *Store) runSaved(ctx context.Context, op *groupOp) error {
-	if _, err := s.write.ExecContext(ctx, `SAVEPOINT post`); err != nil {
-		return fmt.Errorf("savepoint: %w", err)
+// runInBatch runs op in s, the transaction of a batch, with no savepoint
+// of its own (which would be two statements, and a copy of every page op
+// changes). That is safe because of what a post is: it fails with a coded
+// error (mcpgate.ErrorCode: a conflict, a channel or a message not found,
+// its own fault) only from a read, or from a write that broke a
+// constraint, which SQLite backs out alone, leaving the transaction as it
+// was; and before that it wrote nothing but, maybe, a seq reservation,
+// which the seq blocks keep using. Its statements run without its
+// context's cancellation, checked once before them, so that no statement
+// of a post fails for it halfway. Any other failure, or a panic, leaves the
+// transaction in doubt: runInBatch then returns an error, and the batch
+// must be rolled back whole.
+func (s *Store) runInBatch(op *groupOp) error {
+	if err := op.ctx.Err(); err != nil {
+		op.err = err // before any statement: nothing to undo
+		return nil
 	}
-	op.run(func(fn func(*Store) error) error { return fn(s) })
-	if op.err != nil || op.pnc != nil {
-		if _, err := s.write.ExecContext(ctx, `ROLLBACK TO post`); err != nil {
-			return fmt.Errorf("roll back to savepoint: %w", err)
-		}
-	}
-	if _, err := s.write.ExecContext(ctx, `RELEASE post`); err != nil {
-		return fmt.Errorf("release savepoint: %w", err)
+	op.run(func() error { return op.fn(context.WithoutCancel(op.ctx), s) })
+	switch {
+	case op.pnc != nil:
+		return errBatchPanicked
+	case mcpgate.ErrorCode(op.err) == mcpgate.EINTERNAL:
+		return fmt.Errorf("a post of the transaction failed: %w", op.err)
 	}
 	return nil
 }
+
+// errBatchPanicked fails the posts of a batch rolled back because one of
+// them panicked (which panics again in its own caller).
+var errBatchPanicked = errors.New("a post of the transaction panicked")

@@ -146,7 +146,7 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox,
 			return false, err
 		}
 	}
-	fn := func(tx *Store) error {
+	fn := func(ctx context.Context, tx *Store) error {
 		var err error
 		delivered, err = tx.postIn(ctx, m, body, to, vouched)
 		return err

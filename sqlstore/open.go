@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -48,25 +47,21 @@ type openTx struct {
 
 // runOpen runs ops in the open transaction, beginning one when none is
 // open, and commits it unless every post of ops may return early and the
-// transaction has room for them.
+// transaction has room for them. A transaction left with no post that
+// returned early commits at once. When a post leaves the transaction in
+// doubt (runInBatch), it is rolled back whole: every post of ops fails,
+// and those of earlier batches that returned early are told they were
+// lost.
 func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
-	begun := s.open == nil
 	o, err := s.openTx()
 	if err != nil {
 		failAll(ops, err)
 		return
 	}
-	// The transaction is every post's, not the leader's alone: the
-	// leader's cancellation must not fail the others (each post's
-	// statements still check its own context).
-	batch := context.WithoutCancel(ctx)
 	if s.seqs != nil {
-		o.store.reserveSeqs(batch, ops)
-	}
-	if begun && len(ops) == 1 && ops[0].early() { // a flush is never early
-		// A savepoint is two statements: SAVEPOINT and RELEASE.
-		s.runAlone(o, ops[0])
-		return
+		// The transaction is every post's, not the leader's alone: the
+		// leader's cancellation must not fail the others' reservations.
+		o.store.reserveSeqs(context.WithoutCancel(ctx), ops)
 	}
 	early, wait := []*groupOp(nil), false
 	for _, op := range ops {
@@ -74,19 +69,20 @@ func (s *Store) runOpen(ctx context.Context, ops []*groupOp) {
 			wait = true // a flush
 			continue
 		}
-		if err := o.store.runSaved(batch, op); err != nil {
-			s.endOpen(o.abort, err)
+		if err := o.store.runInBatch(op); err != nil {
+			_ = s.endOpen(o.abort, err)
 			failAll(ops, err)
 			return
 		}
 		switch {
 		case !op.early():
 			wait = true
-		case op.err == nil && op.pnc == nil:
+		case op.err == nil:
 			early = append(early, op)
 		}
 	}
-	if wait || len(o.early)+len(early) >= maxOpenPosts {
+	n := len(o.early) + len(early)
+	if wait || n == 0 || n >= maxOpenPosts {
 		if err := s.endOpen(o.commit, nil); err != nil {
 			failAll(ops, err)
 		}
@@ -104,24 +100,6 @@ func (s *Store) leaveOpen(o *openTx, early []*groupOp) {
 		s.unsettled.Store(true)
 	}
 }
-
-// runAlone runs op, the one post of a batch and one that may return
-// early, in o, a transaction begun for it, and leaves o open. o holds
-// nothing else, so op needs no savepoint: when it fails, o is rolled back
-// whole, which loses no other post's statements.
-func (s *Store) runAlone(o *openTx, op *groupOp) {
-	op.run(func(fn func(*Store) error) error { return fn(o.store) })
-	if op.err != nil || op.pnc != nil {
-		_ = s.endOpen(o.abort, errPostFailed)
-		return
-	}
-	s.leaveOpen(o, []*groupOp{op})
-}
-
-// errPostFailed is the cause runAlone gives endOpen when it rolls back the
-// transaction of a post that failed; nobody is told it, since the
-// transaction held no post that returned early.
-var errPostFailed = errors.New("the post failed")
 
 // openTx returns the open transaction, beginning one when none is open.
 func (s *Store) openTx() (*openTx, error) {

@@ -39,7 +39,7 @@ func mustOpenStore(t *testing.T, delay time.Duration) (*Store, *sql.DB) {
 // post inserts v into t in a post that returns early, or waits for its
 // commit, and reports a lost one on lost.
 func post(s *Store, v string, early bool, lost chan<- error) error {
-	fn := func(tx *Store) error {
+	fn := func(_ context.Context, tx *Store) error {
 		_, err := tx.write.ExecContext(context.Background(), `INSERT INTO t (v) VALUES ($1)`, v)
 		return err
 	}
@@ -172,7 +172,7 @@ func mustDeferredKey(t *testing.T, s *Store) {
 
 // orphan inserts a row of mustDeferredKey's table c without its row of
 // p: it runs, then fails its transaction's commit.
-func orphan(tx *Store) error {
+func orphan(_ context.Context, tx *Store) error {
 	_, err := tx.write.ExecContext(context.Background(), `INSERT INTO c (pid) VALUES (42)`)
 	return err
 }
@@ -240,13 +240,13 @@ func TestWaitCommitted(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
 	ctx := context.Background()
 	var lost atomic.Pointer[error]
-	early := func(fn func(*Store) error) {
+	early := func(fn func(context.Context, *Store) error) {
 		t.Helper()
 		if err := s.runGroup(ctx, &groupOp{fn: fn, lost: func(err error) { lost.Store(&err) }}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	early(func(tx *Store) error {
+	early(func(_ context.Context, tx *Store) error {
 		_, err := tx.write.ExecContext(ctx, `INSERT INTO t (v) VALUES ('early')`)
 		return err
 	})
@@ -313,15 +313,12 @@ func TestSettleWaitsForCommitInProgress(t *testing.T) {
 	}
 }
 
-// failingPost inserts v into t and then fails, in a post that returns
-// early; a loss is reported on lost.
+// failingPost inserts v into t and then fails with an error of no code,
+// in a post that returns early; a loss is reported on lost.
 func failingPost(s *Store, v string, lost chan<- error) error {
-	return s.runGroup(context.Background(), &groupOp{fn: func(tx *Store) error {
-		if _, err := tx.write.ExecContext(context.Background(), `INSERT INTO t (v) VALUES ($1)`, v); err != nil {
-			return err
-		}
-		return errors.New("no")
-	}, lost: func(err error) { lost <- err }})
+	op := insertOp(v, func() error { return errors.New("no") })
+	op.lost = func(err error) { lost <- err }
+	return s.runGroup(context.Background(), op)
 }
 
 // mustCommitted checks that other sees the values of t want (sorted,
@@ -338,9 +335,9 @@ func mustCommitted(t *testing.T, other *sql.DB, want string, lost <-chan error) 
 }
 
 // TestEarlyPostAloneFails: a post that returns early, alone in the
-// transaction begun for it, runs without a savepoint; when it fails after
-// a write, the transaction is rolled back whole, nobody is told of a loss,
-// and the next posts commit as usual.
+// transaction begun for it, fails after a write with an error of no code:
+// the transaction is rolled back whole, nobody is told of a loss, and the
+// next posts commit as usual.
 func TestEarlyPostAloneFails(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
 	lost := make(chan error, 2)
@@ -359,20 +356,60 @@ func TestEarlyPostAloneFails(t *testing.T) {
 	mustCommitted(t, other, "early,waits", lost)
 }
 
-// TestEarlyPostFailsInOpenTransaction: a post that fails in a transaction
-// that holds an earlier post that returned early is rolled back alone (to
-// its savepoint); the earlier post commits.
+// TestEarlyPostConflictInOpenTransaction: a post that fails with a coded
+// error (a constraint, backed out alone) in a transaction holding an
+// earlier post that returned early leaves it be: the earlier post
+// commits; and a post that fails so alone in a new transaction does not
+// leave it open.
+func TestEarlyPostConflictInOpenTransaction(t *testing.T) {
+	s, other := mustOpenStore(t, time.Hour)
+	lost := make(chan error, 2)
+	if err := post(s, "early", true, lost); err != nil {
+		t.Fatal(err)
+	}
+	conflict := func() error {
+		op := insertOp("early", nil)
+		op.lost = func(err error) { lost <- err }
+		return s.runGroup(context.Background(), op)
+	}
+	if err := conflict(); mcpgate.ErrorCode(err) != mcpgate.ECONFLICT {
+		t.Fatalf("the conflicting post returned %v, want ECONFLICT", err)
+	}
+	if s.open == nil {
+		t.Fatal("the conflict ended the open transaction")
+	}
+	if err := post(s, "waits", false, lost); err != nil {
+		t.Fatal(err)
+	}
+	mustCommitted(t, other, "early,waits", lost)
+	if err := conflict(); mcpgate.ErrorCode(err) != mcpgate.ECONFLICT || s.open != nil {
+		t.Fatalf("alone, the conflicting post returned %v, open transaction %v", err, s.open)
+	}
+}
+
+// TestEarlyPostFailsInOpenTransaction: a post that fails with an error of
+// no code in a transaction holding an earlier post that returned early
+// leaves it in doubt: it is rolled back whole, the earlier post is told
+// it was lost, and the next posts commit.
 func TestEarlyPostFailsInOpenTransaction(t *testing.T) {
 	s, other := mustOpenStore(t, time.Hour)
 	lost := make(chan error, 2)
 	if err := post(s, "early", true, lost); err != nil {
 		t.Fatal(err)
 	}
-	if err := failingPost(s, "failed", lost); err == nil {
-		t.Fatal("the failing post returned no error")
+	if err := failingPost(s, "failed", lost); err == nil || err.Error() != "no" {
+		t.Fatalf("the failing post returned %v, want its own error", err)
+	}
+	select {
+	case err := <-lost:
+		if !strings.Contains(err.Error(), "no") {
+			t.Errorf("the early post was told %v", err)
+		}
+	default:
+		t.Fatal("the early post was not told it was lost")
 	}
 	if err := post(s, "waits", false, lost); err != nil {
 		t.Fatal(err)
 	}
-	mustCommitted(t, other, "early,waits", lost)
+	mustCommitted(t, other, "waits", lost)
 }

@@ -19,6 +19,7 @@ func messageTests() []test {
 		{"Channels", testChannels},
 		{"PostAndList", testPostAndList},
 		{"PostErrors", testPostErrors},
+		{"PostErrorsBesideHanded", testPostErrorsBesideHanded},
 		{"FindReply", testFindReply},
 		{"ClaimAndAck", testClaimAndAck},
 		{"Redelivery", testRedelivery},
@@ -136,7 +137,29 @@ func testPostAndList(t *testing.T, s mcpgate.Store) {
 	mustEqual(t, "unknown channel", len(none), 0)
 }
 
-func testPostErrors(t *testing.T, s mcpgate.Store) {
+func testPostErrors(t *testing.T, s mcpgate.Store) { postErrorCases(t, s, nil) }
+
+// testPostErrorsBesideHanded runs testPostErrors' cases each right after
+// a message handed over (PostHanded), which SQLite leaves uncommitted for
+// what follows: each post fails alone, with its own error, and no handed
+// message is lost.
+func testPostErrorsBesideHanded(t *testing.T, s mcpgate.Store) {
+	mustHanding(t, s)
+	to := mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: time.Minute}
+	handed := 0
+	postErrorCases(t, s, func(t *testing.T) {
+		postDelivered(t, s, byPostHanded, "ch-2", mcpgate.MessageChat, "", to)
+		handed++
+	})
+	all, err := s.ListMessages(context.Background(), "ch-2", 0, 100)
+	must(t, err)
+	mustEqual(t, "handed messages stored", len(all), handed)
+}
+
+// postErrorCases posts messages that must fail, each with its code,
+// calling before, when not nil, before each one; then it checks that they
+// stored nothing on channel ch-1.
+func postErrorCases(t *testing.T, s mcpgate.Store, before func(t *testing.T)) {
 	ctx := context.Background()
 	u := mustUser(t, s, "alice")
 	mustAgent(t, s, "weather", u.ID)
@@ -167,6 +190,9 @@ func testPostErrors(t *testing.T, s mcpgate.Store) {
 		{"error after reply", mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageError, InReplyTo: chat.ID}, mcpgate.ECONFLICT},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if before != nil {
+				before(t)
+			}
 			mustCode(t, s.PostMessage(ctx, &tc.m), tc.code)
 		})
 	}
