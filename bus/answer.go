@@ -16,7 +16,12 @@ import (
 // Bus (a post elsewhere would wake no waiter here either), so a call that
 // was handed its final reply and saw no delta to its message posted knows
 // there is nothing else to read. A delta, or a Broker, sends the call to the store
-// as before, which delivers the deltas in seq order.
+// as before, which delivers the deltas in seq order. Such a call is woken
+// by its asker alone (asker.wake): by its final reply handed over, a
+// delta to its message stored, or its end; not by every reply posted on
+// its channel, which is most often a session's and holds its calls one
+// after the other, so that the previous call's reply, stored after it was
+// handed over, would wake the next call for a read that finds nothing.
 
 // asker is one waiting call's slot for its final reply.
 type asker struct {
@@ -26,6 +31,10 @@ type asker struct {
 	// is stored, and what the store would give it (claim).
 	channelID, agentID, skill string
 	chat                      bool
+
+	// wake has a signal when the call has something new: its final
+	// reply, a delta stored, or its end.
+	wake chan struct{}
 
 	mu     sync.Mutex
 	deltas bool             // a delta to the message was posted here
@@ -41,7 +50,8 @@ type askers struct {
 
 // add registers a waiting call for the replies to m.
 func (as *askers) add(m *mcpgate.Message) *asker {
-	a := &asker{channelID: m.ChannelID, agentID: m.AgentID, skill: m.Skill, chat: m.Type == mcpgate.MessageChat}
+	a := &asker{channelID: m.ChannelID, agentID: m.AgentID, skill: m.Skill, chat: m.Type == mcpgate.MessageChat,
+		wake: make(chan struct{}, 1)}
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	if as.byID == nil {
@@ -104,6 +114,9 @@ func (a *asker) claim(c *mcpgate.Message) bool {
 	a.final = c
 	return true
 }
+
+// notify wakes the call.
+func (a *asker) notify() { notify(a.wake) }
 
 // fail ends the call with err.
 func (a *asker) fail(err error) {

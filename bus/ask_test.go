@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/bus"
+	"github.com/mcpgate/mcpgate/sqlstore"
 )
 
 // countingStore counts the reads a waiting call makes.
@@ -87,6 +88,68 @@ func testAsk(t *testing.T, broker bus.Broker, reads int64) {
 	must(t, err)
 	if diff := cmp.Diff(stored, reply); diff != "" {
 		t.Errorf("Ask's reply differs from the stored one (-stored +got):\n%s", diff)
+	}
+}
+
+// listCountingStore is the SQLite store, with its handover of replies,
+// counting its reads of a channel.
+type listCountingStore struct {
+	*sqlstore.Store
+	lists atomic.Int64
+}
+
+func (s *listCountingStore) ListMessages(ctx context.Context, channelID string, after int64, limit int) ([]*mcpgate.Message, error) {
+	s.lists.Add(1)
+	return s.Store.ListMessages(ctx, channelID, after, limit)
+}
+
+// TestAskNotWokenByOthers: on a bus without a Broker, a call waiting on a
+// channel is not woken by the reply to another call's message there (a
+// session's next call, most often): it does not read the store for it,
+// and gets its own reply handed over, with no read either; whether the
+// store takes replies handed over before they are stored or not.
+func TestAskNotWokenByOthers(t *testing.T) {
+	t.Run("handing", func(t *testing.T) {
+		s := &listCountingStore{Store: mustSQLite(t)}
+		testAskNotWokenByOthers(t, s, &s.lists)
+	})
+	t.Run("plain", func(t *testing.T) {
+		s := &countingStore{Store: mustSQLite(t)} // hides the handover
+		testAskNotWokenByOthers(t, s, &s.lists)
+	})
+}
+
+// testAskNotWokenByOthers is TestAskNotWokenByOthers on s, whose reads of
+// a channel lists counts.
+func testAskNotWokenByOthers(t *testing.T, s bus.Store, lists *atomic.Int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	b := mustBus(t, s, nil)
+	waiting, first := make(chan *mcpgate.Message), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		m := chat("second")
+		reply, err := b.Ask(ctx, m, func() { waiting <- m }, nil)
+		if err != nil || reply.Body.Text != "pong to second" {
+			t.Errorf("the waiting call's Ask = %v, %v", reply, err)
+		}
+	})
+	second := <-waiting
+	m := chat("first")
+	reply, err := b.Ask(ctx, m, func() { go func() { answer(t, b, m, mcpgate.MessageReply, "pong to first"); close(first) }() }, nil)
+	must(t, err)
+	<-first // its statements ran: the channel's waiters were woken
+	// A waiting call that was woken reads at once; give it the time to.
+	for end := time.Now().Add(200 * time.Millisecond); lists.Load() == 0 && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
+	}
+	if reply.Body.Text != "pong to first" || lists.Load() != 0 {
+		t.Errorf("Ask = %q, after %d reads of the channel, want none", reply.Body.Text, lists.Load())
+	}
+	answer(t, b, second, mcpgate.MessageReply, "pong to second")
+	wg.Wait()
+	if n := lists.Load(); n != 0 {
+		t.Errorf("the calls read the channel %d times, want none", n)
 	}
 }
 

@@ -28,14 +28,14 @@ func (b *Bus) Await(ctx context.Context, channelID, msgID string, onDelta func(*
 }
 
 // Ask posts m (as Post does) and returns its final reply (as Await does),
-// calling posted, when not nil, once m is stored. It subscribes to the
+// calling posted, when not nil, once m is stored. It waits for the
 // replies before it posts, so it reads the store only when woken: no
-// reply can be posted before m is, and each posted reply wakes it.
+// reply can be posted before m is, and each posted reply wakes it. On a
+// bus without a Broker only the replies to m wake it (answer.go);
+// otherwise every reply posted on the channel does.
 func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
-	topic := replyTopic(m.ChannelID)
-	wake := b.hub.subscribe(topic)
-	defer b.hub.unsubscribe(topic, wake)
 	var a *asker
+	var wake <-chan struct{}
 	madeID := m.ID == ""
 	if b.broker == nil {
 		if madeID {
@@ -43,6 +43,12 @@ func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelt
 		}
 		a = b.askers.add(m)
 		defer b.askers.remove(m.ID)
+		wake = a.wake
+	} else {
+		topic := replyTopic(m.ChannelID)
+		c := b.hub.subscribe(topic)
+		defer b.hub.unsubscribe(topic, c)
+		wake = c
 	}
 	if err := b.Post(ctx, m); err != nil {
 		if madeID {

@@ -204,6 +204,9 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 			b.give(a, m)
 		}
 	}
+	if a != nil {
+		a.notify() // its final reply, or a delta to read
+	}
 	b.signal(ctx, replyTopic(m.ChannelID))
 	return nil
 }
@@ -232,12 +235,13 @@ func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 		}
 		handed = true
 		b.give(a, m)
-		b.wake(ctx, m)
+		b.signal(ctx, replyTopic(m.ChannelID))
+		b.wake(a)
 	})
 	if err != nil {
 		if handed {
 			b.logger.Error("bus: a reply handed to its call was not stored", "message", m.ID, "err", err)
-			b.endCall(a, m.ChannelID, fmt.Errorf("store the reply: %w", err))
+			b.endCall(a, fmt.Errorf("store the reply: %w", err))
 		}
 		return err
 	}
@@ -265,16 +269,17 @@ func (b *Bus) claim(ctx context.Context, m *mcpgate.Message, a *asker) bool {
 	if !a.claim(c) {
 		return false
 	}
-	b.wake(ctx, m)
+	b.wake(a)
 	return true
 }
 
-// wake wakes the call handed its final reply m, and lets it run on this
+// wake wakes the call a, handed its final reply, and lets it run on this
 // thread at once: it is ready on this thread's queue, and would otherwise
 // wait until this goroutine blocks (on the store) or another thread wakes
-// to steal it.
-func (b *Bus) wake(ctx context.Context, m *mcpgate.Message) {
-	b.signal(ctx, replyTopic(m.ChannelID))
+// to steal it. The channel's other waiters are woken once the reply is
+// stored.
+func (b *Bus) wake(a *asker) {
+	a.notify()
 	runtime.Gosched()
 }
 

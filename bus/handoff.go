@@ -239,15 +239,14 @@ func (b *Bus) postDeliveredTo(ctx context.Context, t *taker, m *mcpgate.Message)
 func (b *Bus) lost(m *mcpgate.Message, err error) {
 	b.logger.Error("bus: a message handed to a worker was not stored", "message", m.ID, "err", err)
 	if a := b.askers.find(m.ID); a != nil {
-		b.endCall(a, m.ChannelID, fmt.Errorf("store the message for the agent: %w", err))
+		b.endCall(a, fmt.Errorf("store the message for the agent: %w", err))
 	}
 }
 
-// endCall ends the call a, waiting for replies on the channel, with err,
-// and wakes it to return it.
-func (b *Bus) endCall(a *asker, channelID string, err error) {
+// endCall ends the call a with err, and wakes it to return it.
+func (b *Bus) endCall(a *asker, err error) {
 	a.fail(err)
-	b.hub.signal(replyTopic(channelID))
+	a.notify()
 }
 
 // postAndWake stores m and wakes the agent's inbox streams.
