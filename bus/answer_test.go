@@ -3,6 +3,8 @@ package bus_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -26,12 +28,6 @@ func (s *slowCommitStore) PostReplyHanded(ctx context.Context, m *mcpgate.Messag
 		return err
 	}
 	return <-s.commit
-}
-
-// PostClaimedReply is PostReplyHanded here: the test doubles of this file
-// change how a reply is stored, whether the bus vouched for it or not.
-func (s *slowCommitStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
-	return s.PostReplyHanded(ctx, m, hand)
 }
 
 // TestAskAnsweredBeforeCommit: a final reply to a call waiting on this
@@ -91,10 +87,6 @@ func (droppingStore) PostReplyHanded(_ context.Context, _ *mcpgate.Message, hand
 	return errors.New("disk full")
 }
 
-func (s droppingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
-	return s.PostReplyHanded(ctx, m, hand)
-}
-
 // TestAskReplyLostAfterHandover: a call that had deltas reads its final
 // reply from the store; when that reply was handed over and then lost in
 // a failed commit, the call ends with the commit's error instead of
@@ -136,11 +128,11 @@ func (s *holdingStore) PostReplyHanded(ctx context.Context, m *mcpgate.Message, 
 	return s.Store.PostReplyHanded(ctx, m, hand)
 }
 
-func (s *holdingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
+func (s *holdingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error {
 	if err := <-s.release; err != nil {
 		return err
 	}
-	return s.Store.PostClaimedReply(ctx, m, hand)
+	return s.Store.PostClaimedReply(ctx, m, lost)
 }
 
 // TestAskAnsweredBeforeStored: the final reply to a chat_message whose
@@ -223,12 +215,12 @@ func (s *recordingStore) PostReplyHanded(ctx context.Context, m *mcpgate.Message
 	return s.Store.PostReplyHanded(ctx, m, hand)
 }
 
-func (s *recordingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
+func (s *recordingStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error {
 	s.mu.Lock()
 	s.claimed++
 	s.skill = m.Skill
 	s.mu.Unlock()
-	return s.Store.PostClaimedReply(ctx, m, hand)
+	return s.Store.PostClaimedReply(ctx, m, lost)
 }
 
 // TestClaimedReplyVouchedFor: a final reply the bus claimed for its call
@@ -260,4 +252,51 @@ func TestClaimedReplyVouchedFor(t *testing.T) {
 	if s.claimed != 1 || s.handed != 1 {
 		t.Errorf("after a reply with a delta: claimed %d, handed %d; want 1, 1", s.claimed, s.handed)
 	}
+}
+
+// lateLossStore stores each claimed reply, then tells its lost that the
+// commit failed, as SQLite's store does when the transaction it returned
+// from fails to commit.
+type lateLossStore struct {
+	*sqlstore.Store
+}
+
+func (s lateLossStore) PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error {
+	if err := s.Store.PostClaimedReply(ctx, m, func(error) {}); err != nil {
+		return err
+	}
+	lost(errors.New("disk full"))
+	return nil
+}
+
+// TestClaimedReplyLostLate: a claimed reply's post returns before its
+// commit; when that commit fails, the call has its answer already, the
+// reply's post has returned, and the loss is logged.
+func TestClaimedReplyLostLate(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	var logged strings.Builder
+	var mu sync.Mutex
+	b := bus.New(&bus.Options{Store: lateLossStore{mustSQLite(t)}, Logger: slog.New(slog.NewTextHandler(&lockedWriter{&mu, &logged}, nil))})
+	t.Cleanup(func() { _ = b.Close() })
+	m := chat("ping")
+	_, posted := askPong(ctx, t, b, m)
+	must(t, <-posted)
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logged.String(), "a reply handed to its call was not stored") || !strings.Contains(logged.String(), "disk full") {
+		t.Errorf("logged %q, want the reply's loss", logged.String())
+	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

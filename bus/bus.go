@@ -47,13 +47,16 @@ type HandingStore interface {
 }
 
 // ClaimingStore is implemented by a HandingStore that can take a final
-// reply the bus vouches for: PostClaimedReply is PostReplyHanded for a
-// reply that answers, on its channel and from its agent, a chat_message
-// the bus posted and saw stored, with m.Skill that channel's skill; the
-// store may then skip its own check of them. The bus posts a reply it
-// claimed for the call waiting for it (answer.go) that way.
+// reply the bus vouches for and handed over already: PostClaimedReply
+// stores m, a final reply that answers, on its channel and from its
+// agent, a chat_message the bus posted and saw stored, with m.Skill that
+// channel's skill, for the call that has it; the store may then skip its
+// own check of them, and return before m is committed (as PostHanded
+// does): if that commit then fails, m is not stored, and lost is called
+// with the error. The bus posts a reply it claimed for the call waiting
+// for it (answer.go) that way.
 type ClaimingStore interface {
-	PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error
+	PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error
 }
 
 // Broker carries published payloads between processes.
@@ -214,9 +217,9 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 // answer stores m, the final reply the call a waits for, handing it to a
 // before it is stored when a's claim says the store is bound to take it
 // (and then vouching for it to a ClaimingStore, which need not check it
-// again), and otherwise before its transaction commits (HandingStore), so that
-// the call answers its client while the store works; it returns once m
-// is committed. Other waiters on the channel are woken once m's
+// again, nor commit it before it returns), and otherwise before its
+// transaction commits (HandingStore), so that the call answers its client
+// while the store works. Other waiters on the channel are woken once m's
 // statements ran: a read of messages commits what is open first, so they
 // find m. A reply handed over and then lost (its statements or its commit
 // failed) is logged, and ends its call with the error unless the call
@@ -224,29 +227,39 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 // the store, which does not have it).
 func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
 	handed := b.claim(ctx, m, a)
-	post := b.handing.PostReplyHanded
-	if handed && b.claimed != nil {
-		post = b.claimed.PostClaimedReply // claim gave m its agent and skill
-	}
-	err := post(ctx, m, func() {
-		if handed { // the call has it: wake the channel's other waiters
+	var err error
+	switch {
+	case handed && b.claimed != nil: // claim gave m its agent and skill
+		err = b.claimed.PostClaimedReply(ctx, m, func(err error) { b.replyLost(a, m, err) })
+		if err == nil {
 			b.signal(ctx, replyTopic(m.ChannelID))
-			return
 		}
-		handed = true
-		b.give(a, m)
-		b.signal(ctx, replyTopic(m.ChannelID))
-		b.wake(a)
-	})
+	default:
+		err = b.handing.PostReplyHanded(ctx, m, func() {
+			b.signal(ctx, replyTopic(m.ChannelID))
+			if !handed {
+				handed = true
+				b.give(a, m)
+				b.wake(a)
+			}
+		})
+	}
 	if err != nil {
 		if handed {
-			b.logger.Error("bus: a reply handed to its call was not stored", "message", m.ID, "err", err)
-			b.endCall(a, fmt.Errorf("store the reply: %w", err))
+			b.replyLost(a, m, err)
 		}
 		return err
 	}
 	b.takers.ack(m.AgentID, m.InReplyTo)
 	return nil
+}
+
+// replyLost logs that the final reply m, handed to the call a, was not
+// stored after all, and ends the call with err unless it answered
+// already.
+func (b *Bus) replyLost(a *asker, m *mcpgate.Message, err error) {
+	b.logger.Error("bus: a reply handed to its call was not stored", "message", m.ID, "err", err)
+	b.endCall(a, fmt.Errorf("store the reply: %w", err))
 }
 
 // claim hands the final reply m to the call a before m is stored, when

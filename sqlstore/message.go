@@ -87,31 +87,31 @@ func (s *Store) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.I
 // other engines hand is called once m is committed. An error before m was
 // stored returns without calling hand.
 func (s *Store) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error {
-	return s.postReply(ctx, m, hand, false)
-}
-
-// PostClaimedReply is PostReplyHanded for a final reply its caller
-// vouches for: m answers, on m.ChannelID and from m.AgentID, a
-// chat_message the caller posted there, whose statements ran, and
-// m.Skill is that channel's skill (the bus's claim, which has them in
-// memory). On an engine with one writer (SQLite) the store then skips
-// its check of the channel and of the message answered, a query each
-// reply; a channel deleted meanwhile still fails the insert (ENOTFOUND),
-// and a second final reply is still ECONFLICT. Other engines check as
-// PostReplyHanded does.
-func (s *Store) PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error {
-	return s.postReply(ctx, m, hand, m.Skill != "" && m.AgentID != "")
-}
-
-// postReply is PostReplyHanded, skipping the check of m's target when
-// vouched.
-func (s *Store) postReply(ctx context.Context, m *mcpgate.Message, hand func(), vouched bool) error {
 	var lost atomic.Pointer[error]
-	if _, err := s.post(ctx, m, nil, func(err error) { lost.Store(&err) }, vouched); err != nil {
+	if _, err := s.post(ctx, m, nil, func(err error) { lost.Store(&err) }, false); err != nil {
 		return err
 	}
 	hand()
 	return s.waitCommitted(ctx, &lost)
+}
+
+// PostClaimedReply stores m, a final reply its caller vouches for and has
+// handed over already: m answers, on m.ChannelID and from m.AgentID, a
+// chat_message the caller posted there, whose statements ran, and
+// m.Skill is that channel's skill (the bus's claim, which has them in
+// memory), and the call waiting for m has it. On an engine with one
+// writer (SQLite) the store then skips its check of the channel and of
+// the message answered, a query each reply, and returns as soon as m ran
+// in the writer's transaction, as PostHanded does: that transaction
+// commits within a few milliseconds, or with the next post that waits
+// for its commit or the next read of messages; if that commit fails, m
+// is not stored and lost is called with the error, once. A channel
+// deleted meanwhile still fails the insert (ENOTFOUND), and a second
+// final reply is still ECONFLICT. Other engines check m as PostMessage
+// does and return once it is committed.
+func (s *Store) PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error {
+	_, err := s.post(ctx, m, nil, lost, m.Skill != "" && m.AgentID != "")
+	return err
 }
 
 // waitCommitted returns once every post that returned before its commit

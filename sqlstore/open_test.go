@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/internal/batch"
 )
 
 // mustOpenStore is mustGroupStore(t, 1) whose open transaction commits by
@@ -412,4 +413,72 @@ func TestEarlyPostFailsInOpenTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCommitted(t, other, "waits", lost)
+}
+
+// mustMessageStore is a Store with group commit on a database of the
+// product's schema, whose open transaction commits by itself only after
+// an hour, holding a chat_message of agent weather on channel ch-1, and a
+// second connection to its database; the store's Violation maps no
+// error.
+func mustMessageStore(t *testing.T) (*Store, *sql.DB, *mcpgate.Message) {
+	t.Helper()
+	ctx := context.Background()
+	db := mustMigratedDB(t)
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`PRAGMA journal_mode = WAL`); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{read: db, write: db, d: groupDialect{}, readDB: db, writeDB: db, commitDelay: time.Hour}
+	s.cacheStatements()
+	s.group, s.seqs = &batch.Queue[*groupOp]{}, &seqBlocks{}
+	u := &mcpgate.User{Name: "alice", Source: mcpgate.SourceCLI}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.CreateUser(ctx, u))
+	must(s.CreateAgent(ctx, &mcpgate.Agent{ID: "weather", Name: "weather", OwnerID: u.ID, Source: mcpgate.SourceAPI}))
+	must(s.CreateChannel(ctx, &mcpgate.Channel{ID: "ch-1", AgentID: "weather", Skill: "chat", Owner: "user:" + u.ID}))
+	chat := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:u", Body: mcpgate.MessageBody{Text: "ping"}}
+	must(s.PostMessage(ctx, chat))
+	var seq int
+	var name, path string
+	must(db.QueryRow(`PRAGMA database_list`).Scan(&seq, &name, &path))
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	must(err)
+	t.Cleanup(func() { _ = other.Close() })
+	return s, other, chat
+}
+
+// TestClaimedReplyReturnsBeforeCommit: a reply posted through
+// PostClaimedReply returns once its statements ran, before its commit,
+// which the next read of messages runs; until then other connections do
+// not see it.
+func TestClaimedReplyReturnsBeforeCommit(t *testing.T) {
+	s, other, chat := mustMessageStore(t)
+	ctx := context.Background()
+	reply := &mcpgate.Message{ChannelID: "ch-1", AgentID: "weather", Skill: "chat", Type: mcpgate.MessageReply,
+		InReplyTo: chat.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "pong"}}
+	if err := s.PostClaimedReply(ctx, reply, func(err error) { t.Errorf("the reply was lost: %v", err) }); err != nil {
+		t.Fatal(err)
+	}
+	replies := func() int {
+		var n int
+		if err := other.QueryRow(`SELECT COUNT(*) FROM messages WHERE type = 'agent_reply'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := replies(); n != 0 || s.open == nil {
+		t.Fatalf("after PostClaimedReply returned: %d replies committed, transaction open %v; want 0, open", n, s.open != nil)
+	}
+	got, err := s.FindReply(ctx, chat.ID)
+	if err != nil || got.ID != reply.ID {
+		t.Fatalf("FindReply = %v, %v", got, err)
+	}
+	if n := replies(); n != 1 {
+		t.Errorf("after a read: %d replies committed, want 1", n)
+	}
 }

@@ -554,12 +554,13 @@ func testPostReplyHanded(t *testing.T, s mcpgate.Store) {
 // claimingStore is a Store that takes a final reply the bus vouches for
 // (the bus's ClaimingStore).
 type claimingStore interface {
-	PostClaimedReply(ctx context.Context, m *mcpgate.Message, hand func()) error
+	PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error
 }
 
 // testPostClaimedReply checks that a reply the caller vouches for (its
 // agent and its channel's skill named) is stored as PostReplyHanded
-// stores it, acknowledging the message it answers; that a second final
+// stores it, acknowledging the message it answers, and found by the next
+// read, though it may return before its commit; that a second final
 // reply is still ECONFLICT, and a reply on a channel deleted with its
 // agent still ENOTFOUND, though the store need not check the target.
 func testPostClaimedReply(t *testing.T, s mcpgate.Store) {
@@ -572,7 +573,7 @@ func testPostClaimedReply(t *testing.T, s mcpgate.Store) {
 	post := func(inReplyTo string) (*mcpgate.Message, error) {
 		m := &mcpgate.Message{ChannelID: "ch-chat", AgentID: "weather", Skill: "chat", Type: mcpgate.MessageReply,
 			InReplyTo: inReplyTo, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "done"}}
-		return m, c.PostClaimedReply(ctx, m, func() {})
+		return m, c.PostClaimedReply(ctx, m, func(err error) { t.Errorf("reply %s lost: %v", m.ID, err) })
 	}
 	reply, err := post(chat1.ID)
 	must(t, err)
