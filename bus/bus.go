@@ -226,7 +226,7 @@ func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
 // answered with it already (a call that had deltas reads its reply from
 // the store, which does not have it).
 func (b *Bus) answer(ctx context.Context, m *mcpgate.Message, a *asker) error {
-	handed := b.claim(ctx, m, a)
+	handed := b.claim(m, a)
 	var err error
 	switch {
 	case handed && b.claimed != nil: // claim gave m its agent and skill
@@ -266,7 +266,7 @@ func (b *Bus) replyLost(a *asker, m *mcpgate.Message, err error) {
 // a.claim takes it, and wakes the call; it reports whether it did. The
 // call then answers while m's statements run: on this VM they were about
 // a tenth of the round trip, on its critical path.
-func (b *Bus) claim(ctx context.Context, m *mcpgate.Message, a *asker) bool {
+func (b *Bus) claim(m *mcpgate.Message, a *asker) bool {
 	if !a.answers(m) {
 		return false
 	}

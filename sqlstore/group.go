@@ -14,12 +14,12 @@ import (
 // while the writer is busy are therefore run together: the first to find
 // no batch running leads one, taking every post queued by then, and runs
 // them in one transaction (one that fails for a reason of its own is left
-// out alone, see runInBatch); then it commits them all at once, and each post returns when the transaction holding it
-// committed (but for a post handed over in process, which may return
-// before: open.go). The posts of one batch take their seqs in turn and
-// become visible together, so the ordering of Seq holds (see message.go).
-// When it is done the leader hands the lead to the first post queued
-// since (package batch).
+// out alone, see runInBatch); then it commits them all at once, and each
+// post returns when the transaction holding it committed (but for a post
+// handed over in process, which may return before: open.go). The posts of
+// one batch take their seqs in turn and become visible together, so the
+// ordering of Seq holds (see message.go). When it is done the leader hands
+// the lead to the first post queued since (package batch).
 
 // GroupCommitter is implemented by a Dialect whose engine has a single
 // writer connection; the Store then commits concurrent posts together.
@@ -36,8 +36,8 @@ func groupsCommits(d Dialect) bool {
 // groupOp is one post waiting for a batch, or, with no fn, a flush: a
 // request to commit the open transaction (open.go).
 type groupOp struct {
-	agentID string // the agent whose seq fn takes, if any (seqblock.go)
-	ctx     context.Context
+	agentID string          // the agent whose seq fn takes, if any (seqblock.go)
+	ctx     context.Context // the post's (runGroup sets it)
 	fn      func(ctx context.Context, tx *Store) error
 	// lost, when set, lets the post return once it ran, before the
 	// transaction holding it commits (open.go), and is told if that

@@ -11,12 +11,12 @@ import (
 // (PostHanded) needs its row only for what comes after: the worker's reply
 // names it, a claim or a renewal finds it. So such a post returns as soon
 // as its statements ran in the writer's transaction, and the transaction
-// is left open for what follows: the next batch runs in it, and it commits
-// when a post that waits for its commit runs in it, or a flush (the reply
-// to the handed message, most often: PostReplyHanded runs it early, hands
-// it over, then flushes, which thus commits both in one transaction
-// instead of two), when it holds maxOpenPosts posts, or defaultCommitDelay
-// after it was left open, whichever comes first. Seq order holds as with
+// is left open for what follows; so does a reply its call has already
+// (PostClaimedReply). The next batch runs in it, and it commits when a
+// post that waits for its commit runs in it, or a flush (a reply the
+// caller could not hand over before it ran: PostReplyHanded runs it early,
+// hands it over, then flushes), when it holds maxOpenPosts posts, or
+// defaultCommitDelay after it was left open, whichever comes first. Seq order holds as with
 // group commit: the one writer runs the posts in the order they took
 // their seqs, and they become visible together.
 //
