@@ -38,10 +38,18 @@ func claimableQuery(limit int) string {
 // inbox (of skill $4, or of all when it is empty) delivered when says,
 // up to limit.
 func claimableArm(when string, limit int) string {
-	return `SELECT id AS pid, seq FROM messages
-		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND ` + when + ` AND ($4 = '' OR skill = $4)
+	return `SELECT id AS pid, seq FROM messages WHERE ` + inboxOf("$2", "$4") + ` AND ` + when + `
 		ORDER BY seq` + limitClause(limit)
+}
+
+// inboxOf is the condition that holds for the messages of the agent's
+// inbox (of the skill, or of all when it is empty) not acknowledged yet:
+// its chat_messages and cancels. Each argument is a parameter of the
+// query; messages_claimable (SQLite) and messages_inbox (PostgreSQL)
+// index these rows.
+func inboxOf(agent, skill string) string {
+	return `agent_id = ` + agent + ` AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
+		AND (` + skill + ` = '' OR skill = ` + skill + `)`
 }
 
 // claimSkipLockedQuery is claimQuery for an engine that skips locked
@@ -54,8 +62,7 @@ func claimableArm(when string, limit int) string {
 // messages_claimable (migration 00021 says why).
 func claimSkipLockedQuery(limit int) string {
 	return `WITH picked AS (SELECT id AS pid FROM messages
-		WHERE agent_id = $2 AND acked_at IS NULL AND type IN ('chat_message', 'cancel')
-		AND (delivered_at IS NULL OR delivered_at <= $3) AND ($4 = '' OR skill = $4)
+		WHERE ` + inboxOf("$2", "$4") + ` AND (delivered_at IS NULL OR delivered_at <= $3)
 		ORDER BY seq` + limitClause(limit) + ` FOR UPDATE SKIP LOCKED)
 	UPDATE messages SET delivered_at = $1, attempts = attempts + 1
 	FROM picked WHERE id = picked.pid

@@ -343,8 +343,7 @@ const checkQuery = `SELECT c.skill` + checkedChannel
 // has no messages_claimable, runs this check only for PostDelivered,
 // which its gateway does not use.)
 func olderClaimable(agent, seq, at, skill string) string {
-	inbox := `SELECT 1 FROM messages WHERE agent_id = ` + agent + ` AND acked_at IS NULL
-		AND type IN ('chat_message', 'cancel') AND seq < ` + seq + ` AND (` + skill + ` = '' OR skill = ` + skill + `)`
+	inbox := `SELECT 1 FROM messages WHERE ` + inboxOf(agent, skill) + ` AND seq < ` + seq
 	return `(EXISTS (` + inbox + ` AND delivered_at IS NULL) OR EXISTS (` + inbox + ` AND delivered_at <= ` + at + `))`
 }
 
