@@ -76,6 +76,20 @@ func askPong(ctx context.Context, t *testing.T, b *bus.Bus, m *mcpgate.Message) 
 	return reply, posted
 }
 
+// deltaThenReply returns the posted function of an Ask of m that, from
+// another goroutine, posts a delta to m and then a final reply, and sends
+// what the reply's post returned on replied.
+func deltaThenReply(ctx context.Context, t *testing.T, b *bus.Bus, m *mcpgate.Message, replied chan<- error) func() {
+	return func() {
+		go func() {
+			if err := b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReplyDelta, InReplyTo: m.ID, Sender: "agent:weather"}); err != nil {
+				t.Error(err)
+			}
+			replied <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather"})
+		}()
+	}
+}
+
 // droppingStore hands each reply posted through PostReplyHanded over, then
 // fails its commit: the reply is not stored.
 type droppingStore struct {
@@ -97,14 +111,7 @@ func TestAskReplyLostAfterHandover(t *testing.T) {
 	b := mustBus(t, droppingStore{mustSQLite(t)}, nil)
 	m := chat("ping")
 	posted := make(chan error, 1)
-	_, err := b.Ask(ctx, m, func() {
-		go func() {
-			if err := b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReplyDelta, InReplyTo: m.ID, Sender: "agent:weather"}); err != nil {
-				t.Error(err)
-			}
-			posted <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather"})
-		}()
-	}, nil)
+	_, err := b.Ask(ctx, m, deltaThenReply(ctx, t, b, m, posted), nil)
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("Ask returned %v, want the commit's error", err)
 	}
@@ -239,14 +246,7 @@ func TestClaimedReplyVouchedFor(t *testing.T) {
 	}
 	m := chat("ping again")
 	done := make(chan error, 1)
-	_, err := b.Ask(ctx, m, func() {
-		go func() {
-			if err := b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReplyDelta, InReplyTo: m.ID, Sender: "agent:weather"}); err != nil {
-				t.Error(err)
-			}
-			done <- b.Post(ctx, &mcpgate.Message{ChannelID: m.ChannelID, Type: mcpgate.MessageReply, InReplyTo: m.ID, Sender: "agent:weather"})
-		}()
-	}, nil)
+	_, err := b.Ask(ctx, m, deltaThenReply(ctx, t, b, m, done), nil)
 	must(t, err)
 	must(t, <-done)
 	if s.claimed != 1 || s.handed != 1 {
