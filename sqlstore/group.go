@@ -92,7 +92,7 @@ func (s *Store) lead(ctx context.Context, ops []*groupOp) {
 		s.reserveSeqs(context.WithoutCancel(ctx), ops)
 	}
 	op := ops[0]
-	op.run(func() error { return s.withTx(ctx, func(tx *Store) error { return op.fn(op.ctx, tx) }) })
+	op.run(func() error { return s.withTx(op.ctx, func(tx *Store) error { return op.fn(op.ctx, tx) }) })
 }
 
 // run calls fn, which runs op's, keeping its error or panic as op's.
