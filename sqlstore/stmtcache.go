@@ -174,19 +174,44 @@ func (q cachedDB) QueryRowContext(ctx context.Context, query string, args ...any
 // through the writer's cached statements. A statement cannot be prepared
 // on the pool while the transaction holds its connection (SQLite's writer
 // has only one), so a query not cached yet runs as text and is noted in
-// missed, for withTx to prepare once the transaction is over.
+// missed, for withTx to prepare once the transaction is over. A cached
+// statement is bound to the transaction once, on its first run, and kept
+// in bound for the transaction's later runs: binding makes a new
+// statement each time, and the writer's open transaction (open.go) runs
+// the same few statements for every post it holds. The transaction
+// closes its bound statements when it ends.
 type cachedTx struct {
 	tx     *sql.Tx
 	c      *stmtCache
 	missed *[]string
+	bound  *boundStmts
+}
+
+// boundStmts holds a transaction's bindings of cached statements, by
+// query text.
+type boundStmts struct {
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// newCachedTx returns the querier of tx through the statements of c.
+func newCachedTx(tx *sql.Tx, c *stmtCache, missed *[]string) cachedTx {
+	return cachedTx{tx: tx, c: c, missed: missed, bound: &boundStmts{stmts: map[string]*sql.Stmt{}}}
 }
 
 // stmt returns query's statement bound to the transaction, or nil after
 // noting query as missed (unless its nargs arguments are too many to cache
 // it).
 func (q cachedTx) stmt(ctx context.Context, query string, nargs int) *sql.Stmt {
+	q.bound.mu.Lock()
+	defer q.bound.mu.Unlock()
+	if st := q.bound.stmts[query]; st != nil {
+		return st
+	}
 	if st := q.c.lookup(query); st != nil {
-		return q.tx.StmtContext(ctx, st)
+		st = q.tx.StmtContext(ctx, st)
+		q.bound.stmts[query] = st
+		return st
 	}
 	if nargs <= maxCachedArgs {
 		*q.missed = append(*q.missed, query)
@@ -223,11 +248,12 @@ func (q cachedTx) QueryRowContext(ctx context.Context, query string, args ...any
 	return q.tx.QueryRowContext(ctx, query, args...)
 }
 
-// PrepareContext returns query's statement bound to the transaction: the
-// cached one when there is one. Closing it leaves the cached one open.
+// PrepareContext returns query's statement bound to the transaction anew
+// (the caller closes it): the cached one when there is one. Closing it
+// leaves the cached one, and the transaction's own binding, open.
 func (q cachedTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st := q.stmt(ctx, query, 0); st != nil {
-		return st, nil
+	if st := q.c.lookup(query); st != nil {
+		return q.tx.StmtContext(ctx, st), nil
 	}
 	return q.tx.PrepareContext(ctx, query)
 }

@@ -106,6 +106,45 @@ func TestStatementCacheInTx(t *testing.T) {
 	}
 }
 
+// TestStatementBoundOnceInTx: a transaction binds a cached statement on its
+// first run and runs the same binding after; a statement PrepareContext
+// returns is the caller's to close, which leaves that binding working.
+func TestStatementBoundOnceInTx(t *testing.T) {
+	ctx := context.Background()
+	s := mustBareStore(t, plainDialect{})
+	const insert = `INSERT INTO t (v) VALUES ($1)`
+	if _, err := s.write.ExecContext(ctx, insert, "cached"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.writeDB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var missed []string
+	q := s.txStore(tx, &missed).write.(cachedTx)
+	first := q.stmt(ctx, insert, 1)
+	if first == nil || q.stmt(ctx, insert, 1) != first {
+		t.Fatal("the second run of a cached statement in one transaction did not take the first's binding")
+	}
+	st, err := q.PrepareContext(ctx, insert)
+	if err != nil || st == first {
+		t.Fatalf("PrepareContext returned the transaction's own binding (%v), which its caller closes", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"a", "b"} {
+		if _, err := q.ExecContext(ctx, insert, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM t`).Scan(&n); err != nil || n != 3 {
+		t.Errorf("the transaction holds %d rows (%v), want 3", n, err)
+	}
+}
+
 // TestStatementCacheBound: past maxCachedStatements texts, queries still run,
 // unprepared.
 func TestStatementCacheBound(t *testing.T) {

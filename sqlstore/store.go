@@ -160,7 +160,7 @@ func (s *Store) txStore(tx *sql.Tx, missed *[]string) *Store {
 	if s.writeStmts == nil {
 		return &Store{read: tx, write: tx, d: s.d, inTx: true, seqs: s.seqs}
 	}
-	q := cachedTx{tx: tx, c: s.writeStmts, missed: missed}
+	q := newCachedTx(tx, s.writeStmts, missed)
 	return &Store{read: q, write: q, d: s.d, inTx: true, seqs: s.seqs}
 }
 
