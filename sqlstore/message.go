@@ -353,9 +353,11 @@ func olderClaimable(agent, seq, at, skill string) string {
 // delivered, or delivered at $5 or before).
 var checkInboxQuery = `SELECT c.skill, NOT ` + olderClaimable("$3", "$4", "$5", "$6") + checkedChannel
 
-// valuesInsertQuery inserts a message checked already.
+// valuesInsertQuery inserts a message checked already. It runs on SQLite
+// alone, so its parameters are anonymous: modernc's driver reads a named
+// parameter's name into a new string at every bind.
 const valuesInsertQuery = `INSERT INTO messages (` + messageColumns + `, delivered_at, attempts)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // checkThenInsert is insertMessage on an engine with one writer: it
 // checks m's channel and reply target, and whether m is free to deliver to
@@ -368,10 +370,10 @@ func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []
 	switch {
 	case vouched:
 	case forInbox(m, to):
-		err = s.write.QueryRowContext(ctx, checkInboxQuery, nullString(m.InReplyTo), m.ChannelID, m.AgentID,
+		err = s.write.QueryRowContext(ctx, checkInboxQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID,
 			m.Seq, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill).Scan(&skill, &free)
 	default:
-		err = s.write.QueryRowContext(ctx, checkQuery, nullString(m.InReplyTo), m.ChannelID, m.AgentID).Scan(&skill)
+		err = s.write.QueryRowContext(ctx, checkQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID).Scan(&skill)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, false, nil
@@ -385,7 +387,7 @@ func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []
 		deliveredAt, attempts = micros(m.CreatedAt), 1
 	}
 	_, err = s.write.ExecContext(ctx, valuesInsertQuery, m.ID, m.Seq, m.ChannelID, m.AgentID, skill, string(m.Type),
-		nullString(m.InReplyTo), m.Sender, string(body), nullString(m.Tool), nullString(string(m.Arguments)),
+		textOrNull(m.InReplyTo), m.Sender, string(body), textOrNull(m.Tool), textOrNull(string(m.Arguments)),
 		micros(m.CreatedAt), deliveredAt, attempts)
 	if s.d.Violation(err).Kind == ForeignKeyViolation {
 		return false, false, channelNotFound(m) // deleted with its agent meanwhile
