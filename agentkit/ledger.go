@@ -24,11 +24,15 @@ type entry struct {
 
 // ledger remembers the last messages a worker saw, so that redelivered
 // duplicates (same ID) are dropped and cancel messages find their handler.
+// order holds the IDs oldest first from head on; the oldest settled
+// entry, which add forgets, is nearly always the one at head, so that
+// forgetting it moves head rather than every later ID.
 type ledger struct {
 	mu    sync.Mutex
 	max   int
 	byID  map[string]*entry
-	order []string // oldest first
+	order []string
+	head  int
 }
 
 // newLedger remembers about max messages.
@@ -88,13 +92,35 @@ func (l *ledger) state(id string) status {
 func (l *ledger) add(id string, e *entry) {
 	l.byID[id] = e
 	l.order = append(l.order, id)
-	for i := 0; len(l.byID) > l.max && i < len(l.order); {
+	for i := l.head; len(l.byID) > l.max && i < len(l.order); {
 		old := l.order[i]
 		if l.byID[old].status == running {
 			i++
 			continue
 		}
 		delete(l.byID, old)
-		l.order = append(l.order[:i], l.order[i+1:]...)
+		l.drop(i)
 	}
+	l.compact()
+}
+
+// drop removes the ID at i of order.
+func (l *ledger) drop(i int) {
+	if i == l.head {
+		l.order[i] = ""
+		l.head++
+		return
+	}
+	l.order = append(l.order[:i], l.order[i+1:]...)
+}
+
+// compact moves the IDs down to the start of order once more than half
+// of it lies before head, so that order stays within twice the entries.
+func (l *ledger) compact() {
+	if l.head <= len(l.order)/2 {
+		return
+	}
+	n := copy(l.order, l.order[l.head:])
+	clear(l.order[n:])
+	l.order, l.head = l.order[:n], 0
 }

@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,6 +42,56 @@ func TestEventMessage(t *testing.T) {
 				t.Errorf("message() error %v, want ok=%v", err, tt.ok)
 			}
 		})
+	}
+}
+
+// TestLedgerStaysBounded: a worker's ledger remembers at most max
+// settled messages however many it saw, keeps every running one, and its
+// queue of IDs holds no more than twice what it remembers.
+func TestLedgerStaysBounded(t *testing.T) {
+	const size = 8
+	l := newLedger(size)
+	_, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l.begin("long", cancel) // runs throughout
+	for i := range 1000 {
+		id := fmt.Sprintf("m%d", i)
+		l.begin(id, cancel)
+		if i%7 != 0 {
+			l.finish(id)
+		} else if i >= 7 {
+			l.finish(fmt.Sprintf("m%d", i-7)) // ran for a while
+		}
+		live := l.order[l.head:]
+		if len(live) != len(l.byID) || len(l.order) > 2*size+2 {
+			t.Fatalf("after %d messages: %d IDs queued from %d of %d, %d remembered", i+1, len(live), l.head, len(l.order), len(l.byID))
+		}
+		for _, id := range live {
+			if l.byID[id] == nil {
+				t.Fatalf("after %d messages: %s is queued but not remembered", i+1, id)
+			}
+		}
+	}
+	if l.state("long") != running || l.state("m999") != done || l.state("m0") != unseen {
+		t.Errorf("states: long %v, m999 %v, m0 %v", l.state("long"), l.state("m999"), l.state("m0"))
+	}
+}
+
+// BenchmarkLedgerFull: a message seen by a worker whose ledger is full
+// (every message past the first 4,096) costs the same as any other.
+func BenchmarkLedgerFull(b *testing.B) {
+	l := newLedger(4096)
+	_, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ids := make([]string, 8192)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("msg_%d", i)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		id := ids[i%len(ids)]
+		l.begin(id, cancel)
+		l.finish(id)
 	}
 }
 
