@@ -103,7 +103,7 @@ func load(ctx context.Context, env *Env, c *loadConfig) error {
 	if err != nil {
 		return err
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.sessions * 2}, Timeout: time.Minute}
+	client := loadClient(c.url, c.sessions*2)
 	sessions := make([]*loadSession, c.sessions)
 	for i := range sessions {
 		s := &loadSession{client: client, url: c.url, key: c.key, index: i}

@@ -4,16 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpgate/mcpgate/h1"
 )
 
 func TestWithKey(t *testing.T) {
@@ -359,5 +362,38 @@ func TestLoadKeysThroughGateway(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("load printed:\n%s\nwant %q in it", out, want)
 		}
+	}
+}
+
+// TestLoadKeepsConnections: the sessions of a load test against a plain
+// http:// URL reuse their connections: forty calls of two sessions open
+// no more connections than the sessions.
+func TestLoadKeepsConnections(t *testing.T) {
+	var opened atomic.Int32
+	srv := httptest.NewUnstartedServer(&scriptedMCP{})
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	out, errOut, err := runCLI(t, nil, "load", "--url", srv.URL, "--sessions", "2", "--requests", "40", "--tool", "t")
+	if err != nil || !strings.Contains(out, "calls: 40 ok, 0 failed") {
+		t.Fatalf("load: %v\n%s%s", err, out, errOut)
+	}
+	if n := opened.Load(); n > 2 {
+		t.Errorf("the load test opened %d connections for 2 sessions", n)
+	}
+}
+
+// TestLoadClientTransport: plain http:// targets are called over h1, and
+// HTTPS ones over net/http (TLS, HTTP/2).
+func TestLoadClientTransport(t *testing.T) {
+	if _, ok := loadClient("http://127.0.0.1:1/a/mcp", 2).Transport.(*h1.Transport); !ok {
+		t.Error("an http:// target is not called over h1")
+	}
+	if _, ok := loadClient("https://gateway.test/a/mcp", 2).Transport.(*http.Transport); !ok {
+		t.Error("an https:// target is not called over net/http")
 	}
 }
