@@ -32,7 +32,10 @@ func (b *Bus) Await(ctx context.Context, channelID, msgID string, onDelta func(*
 // replies before it posts, so it reads the store only when woken: no
 // reply can be posted before m is, and each posted reply wakes it. On a
 // bus without a Broker only the replies to m wake it (answer.go);
-// otherwise every reply posted on the channel does.
+// otherwise every reply posted on the channel does. Ask gives m an ID
+// when it has none; a store that can may then hand m to an inbox stream
+// before it is stored (FirstHandingStore), and m keeps that ID even when
+// the post fails.
 func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelta func(*mcpgate.Message)) (*mcpgate.Message, error) {
 	var a *asker
 	var wake <-chan struct{}
@@ -50,11 +53,8 @@ func (b *Bus) Ask(ctx context.Context, m *mcpgate.Message, posted func(), onDelt
 		defer b.hub.unsubscribe(topic, c)
 		wake = c
 	}
-	if err := b.Post(ctx, m); err != nil {
-		if madeID {
-			m.ID = "" // not posted
-		}
-		return nil, err
+	if err := b.post(ctx, m, madeID); err != nil {
+		return nil, err // m keeps its ID: it may have reached a worker (handFirst)
 	}
 	if posted != nil {
 		posted()

@@ -59,6 +59,18 @@ type ClaimingStore interface {
 	PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error
 }
 
+// FirstHandingStore is implemented by a HandingStore that can hand a new
+// chat_message over before storing it: PostHandedFirst posts m as
+// PostHanded does but, when the store knows without reading that m may
+// be delivered to the inbox to, calls hand once m has its seq and before
+// m's statements run, and then returns true with their error, if any (a
+// commit that fails afterwards is told to lost, as PostHanded's is). m's
+// ID must be new. The bus posts the chat_message of Ask, whose ID it
+// made, that way.
+type FirstHandingStore interface {
+	PostHandedFirst(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, hand func(), lost func(error)) (bool, error)
+}
+
 // Broker carries published payloads between processes.
 type Broker interface {
 	// Publish sends payload to every Subscribe of topic, in this process
@@ -113,8 +125,9 @@ type Options struct {
 // goroutines. Its methods are safe for concurrent use.
 type Bus struct {
 	store   Store
-	handing HandingStore  // store, when it is one; nil otherwise
-	claimed ClaimingStore // store, when it is one and a HandingStore; nil otherwise
+	handing HandingStore      // store, when it is one; nil otherwise
+	claimed ClaimingStore     // store, when it is one and a HandingStore; nil otherwise
+	first   FirstHandingStore // store, when it is one and a HandingStore; nil otherwise
 	broker  Broker
 	logger  *slog.Logger
 	id      string // this replica, in presence records and broker payloads
@@ -139,6 +152,7 @@ func New(opts *Options) *Bus {
 	b.handing, _ = opts.Store.(HandingStore)
 	if b.handing != nil {
 		b.claimed, _ = opts.Store.(ClaimingStore)
+		b.first, _ = opts.Store.(FirstHandingStore)
 	}
 	if b.logger == nil {
 		b.logger = slog.Default()
@@ -182,8 +196,14 @@ func (b *Bus) Close() error {
 // the Broker is logged, not returned: m is stored, and other replicas'
 // waiters find it when woken for any reason.
 func (b *Bus) Post(ctx context.Context, m *mcpgate.Message) error {
+	return b.post(ctx, m, false)
+}
+
+// post is Post; fresh says that m's ID was made for this post (Ask), so
+// that a store may hand m over before storing it (FirstHandingStore).
+func (b *Bus) post(ctx context.Context, m *mcpgate.Message, fresh bool) error {
 	if m.Type.ToAgent() {
-		if err := b.postToAgent(ctx, m); err != nil {
+		if err := b.postToAgent(ctx, m, fresh); err != nil {
 			return err
 		}
 		if m.Type == mcpgate.MessageCancel {

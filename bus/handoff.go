@@ -3,6 +3,7 @@ package bus
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -192,8 +193,8 @@ func (t *taker) Close() []*mcpgate.Message {
 // postToAgent stores m, a message to the agent's workers, delivered at
 // once to an offered stream of this replica when there is one and the store
 // allows it; otherwise it wakes the agent's streams on every replica to
-// claim it.
-func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message) error {
+// claim it. fresh is as for post.
+func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message, fresh bool) error {
 	var t *taker
 	if !b.noHandoff {
 		t = b.takers.reserve(m.AgentID, m.Skill)
@@ -201,7 +202,7 @@ func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message) error {
 	if t == nil {
 		return b.postAndWake(ctx, m)
 	}
-	delivered, took, err := b.postDeliveredTo(ctx, t, m)
+	delivered, took, err := b.postDeliveredTo(ctx, t, m, fresh)
 	switch {
 	case err != nil:
 		return err
@@ -215,21 +216,44 @@ func (b *Bus) postToAgent(ctx context.Context, m *mcpgate.Message) error {
 
 // postDeliveredTo posts m delivered to the stream t reserved, when the store
 // allows, and settles the reservation even if the store panics (a stream
-// whose Take waits for it would wait forever).
-func (b *Bus) postDeliveredTo(ctx context.Context, t *taker, m *mcpgate.Message) (delivered, took bool, err error) {
+// whose Take waits for it would wait forever). A fresh chat_message may be
+// handed to the stream before the store ran its statements (handFirst).
+func (b *Bus) postDeliveredTo(ctx context.Context, t *taker, m *mcpgate.Message, fresh bool) (delivered, took bool, err error) {
 	settled := false
 	defer func() {
 		if !settled {
 			t.settle(m, false)
 		}
 	}()
-	if b.handing != nil {
+	switch {
+	case fresh && b.first != nil && m.Type == mcpgate.MessageChat:
+		if delivered, took, err = b.handFirst(ctx, t, m, &settled); settled {
+			return delivered, took, err
+		}
+	case b.handing != nil:
 		delivered, err = b.handing.PostHanded(ctx, m, t.inbox, func(err error) { b.lost(m, err) })
-	} else {
+	default:
 		delivered, err = b.store.PostDelivered(ctx, m, t.inbox)
 	}
 	delivered = delivered && err == nil
 	took, settled = t.settle(m, delivered), true
+	return delivered, took, err
+}
+
+// handFirst posts m through the FirstHandingStore, settling t with m when
+// the store hands m over before its statements run, and then yielding, so
+// that the stream sends m at once while m's statements wait; *settled
+// says whether it did. A message handed over whose statements then
+// failed is lost (Bus.lost): the worker has it, the store does not.
+func (b *Bus) handFirst(ctx context.Context, t *taker, m *mcpgate.Message, settled *bool) (delivered, took bool, err error) {
+	hand := func() {
+		took, *settled = t.settle(m, true), true
+		runtime.Gosched()
+	}
+	delivered, err = b.first.PostHandedFirst(ctx, m, t.inbox, hand, func(err error) { b.lost(m, err) })
+	if *settled && err != nil {
+		b.lost(m, err)
+	}
 	return delivered, took, err
 }
 

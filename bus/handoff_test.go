@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/bus"
+	"github.com/mcpgate/mcpgate/sqlstore"
 )
 
 // chat returns a chat_message of the fixture's channel.
@@ -224,5 +225,69 @@ func TestAskLost(t *testing.T) {
 		}
 	case <-time.After(testTimeout):
 		t.Fatal("Ask still waits for the reply to a lost message")
+	}
+}
+
+// firstStore hands each chat_message of Ask over first, as a
+// FirstHandingStore that knows the inbox free does, and then stores it
+// once its test sends what storing returns: nil to store it, or an error
+// as if its statements had failed.
+type firstStore struct {
+	*sqlstore.Store
+	store chan error
+}
+
+func (s *firstStore) PostHandedFirst(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, hand func(), lost func(error)) (bool, error) {
+	m.Seq = 1 << 40 // the seq the store gives a message before its handover
+	hand()
+	if err := <-s.store; err != nil {
+		return true, err
+	}
+	return s.Store.PostHanded(ctx, m, to, lost)
+}
+
+// TestAskHandedFirst: the chat_message of Ask reaches the offered stream
+// while its statements wait, and the call then gets its reply as usual.
+// When the statements fail after the handover, Ask returns their error.
+func TestAskHandedFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := &firstStore{Store: mustSQLite(t), store: make(chan error)}
+	b := mustBus(t, s, nil)
+	h := b.Handoff(mcpgate.Inbox{AgentID: "weather", Skill: "chat", Visibility: time.Minute})
+	defer h.Close()
+	h.Idle()
+	for _, storeErr := range []error{nil, errors.New("disk full")} {
+		m := chat("first")
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Ask(ctx, m, nil, nil)
+			done <- err
+		}()
+		select {
+		case <-h.Ready():
+		case <-ctx.Done():
+			t.Fatal("the message was not handed over before it was stored")
+		}
+		got := h.Take()
+		if len(got) != 1 || got[0] != m {
+			t.Fatalf("handed %v, want the message asked", got)
+		}
+		select {
+		case s.store <- storeErr:
+		case <-ctx.Done():
+			t.Fatal("the message was stored without waiting: not handed over first")
+		}
+		if storeErr != nil {
+			if err := <-done; !errors.Is(err, storeErr) {
+				t.Errorf("Ask = %v after the statements failed, want %v", err, storeErr)
+			}
+			continue
+		}
+		must(t, b.Post(ctx, &mcpgate.Message{ChannelID: "ch-1", AgentID: "weather", Type: mcpgate.MessageReply,
+			InReplyTo: m.ID, Sender: "agent:weather"}))
+		if err := <-done; err != nil {
+			t.Fatalf("Ask = %v", err)
+		}
 	}
 }

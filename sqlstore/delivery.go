@@ -99,6 +99,9 @@ func (s *Store) ClaimMessages(ctx context.Context, agentID, skill string, now ti
 		return nil, fmt.Errorf("claim messages of %s: %w", agentID, err)
 	}
 	slices.SortFunc(msgs, func(a, b *mcpgate.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	for _, m := range msgs {
+		s.noteDelivered(agentID, m.ID, now)
+	}
 	return msgs, nil
 }
 
@@ -147,7 +150,18 @@ func (s *Store) RenewMessages(ctx context.Context, agentID string, held map[stri
 	if err != nil {
 		return nil, fmt.Errorf("renew messages of %s: %w", agentID, err)
 	}
+	for _, id := range ids {
+		s.noteDelivered(agentID, id, now)
+	}
 	return ids, nil
+}
+
+// noteDelivered tells the Store's inbox state that message id of the
+// agent was delivered (claimed, or renewed) at at.
+func (s *Store) noteDelivered(agentID, id string, at time.Time) {
+	if s.inbox != nil {
+		s.inbox.delivered(agentID, id, micros(at))
+	}
 }
 
 // ReleaseMessages makes the messages of held that are unacknowledged and
@@ -156,6 +170,12 @@ func (s *Store) RenewMessages(ctx context.Context, agentID string, held map[stri
 func (s *Store) ReleaseMessages(ctx context.Context, agentID string, held map[string]time.Time) error {
 	if len(held) == 0 {
 		return nil
+	}
+	if s.inbox != nil {
+		// Before and after: a check that ran in between must not find
+		// the inbox free.
+		s.inbox.unfree(agentID)
+		defer s.inbox.unfree(agentID)
 	}
 	err := s.withHeld(ctx, agentID, held, "delivered_at = NULL", nil, func(rows *sql.Rows) error { return rows.Close() })
 	if err != nil {
@@ -197,14 +217,20 @@ func (s *Store) AckMessage(ctx context.Context, agentID, id string) error {
 	if err != nil {
 		return fmt.Errorf("ack message %s: %w", id, err)
 	}
+	if s.inbox != nil {
+		s.inbox.acked(agentID, id)
+	}
 	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no message %q", agentID, id))
 }
 
 // ack marks the message id acknowledged at t, unless it is already.
-func (s *Store) ack(ctx context.Context, id string, t time.Time) error {
+func (s *Store) ack(ctx context.Context, agentID, id string, t time.Time) error {
 	_, err := s.write.ExecContext(ctx, `UPDATE messages SET acked_at = COALESCE(acked_at, $2) WHERE id = $1`, id, micros(t))
 	if err != nil {
 		return fmt.Errorf("ack message %s: %w", id, err)
+	}
+	if s.inbox != nil {
+		s.inbox.acked(agentID, id)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ const DefaultListLimit = 100
 // if the type is unknown, or if a reply, delta or cancel does not name a
 // chat_message of the same channel in InReplyTo.
 func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
-	_, err := s.post(ctx, m, nil, nil, false)
+	_, err := s.post(ctx, m, postArgs{})
 	return err
 }
 
@@ -61,7 +61,7 @@ func (s *Store) PostMessage(ctx context.Context, m *mcpgate.Message) error {
 // then takes m without a claim of its own. An older claimable message
 // leaves m to be claimed after it, so that a stream delivers in seq order.
 func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
-	return s.post(ctx, m, &to, nil, false)
+	return s.post(ctx, m, postArgs{to: &to})
 }
 
 // PostHanded posts m as PostDelivered does, for a caller that hands m over
@@ -74,7 +74,21 @@ func (s *Store) PostDelivered(ctx context.Context, m *mcpgate.Message, to mcpgat
 // called with the error, once, from the goroutine that committed. On
 // other engines PostHanded is PostDelivered.
 func (s *Store) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, lost func(error)) (bool, error) {
-	return s.post(ctx, m, &to, lost, false)
+	return s.post(ctx, m, postArgs{to: &to, lost: lost})
+}
+
+// PostHandedFirst posts m, a chat_message with a new ID, as PostHanded
+// does, for a caller that may hand m over before it is stored: on an
+// engine with one writer (SQLite), when the Store knows without reading
+// the database that m's channel is m.AgentID's, of skill m.Skill, and that
+// no message of the inbox is claimable (inboxstate.go), it calls hand
+// once m has its seq and before m's statements run, and m is delivered;
+// it then returns true with the statements' error, if any, and a commit
+// that fails afterwards is told to lost. Otherwise it does not call hand,
+// and returns as PostHanded does. m's ID must be new: a post handed over
+// first is not checked for a duplicate before it is handed.
+func (s *Store) PostHandedFirst(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, hand func(), lost func(error)) (bool, error) {
+	return s.post(ctx, m, postArgs{to: &to, lost: lost, hand: hand})
 }
 
 // PostReplyHanded stores m, a final reply, as PostMessage does, for a
@@ -88,7 +102,7 @@ func (s *Store) PostHanded(ctx context.Context, m *mcpgate.Message, to mcpgate.I
 // stored returns without calling hand.
 func (s *Store) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand func()) error {
 	var lost atomic.Pointer[error]
-	if _, err := s.post(ctx, m, nil, func(err error) { lost.Store(&err) }, false); err != nil {
+	if _, err := s.post(ctx, m, postArgs{lost: func(err error) { lost.Store(&err) }}); err != nil {
 		return err
 	}
 	hand()
@@ -110,7 +124,7 @@ func (s *Store) PostReplyHanded(ctx context.Context, m *mcpgate.Message, hand fu
 // final reply is still ECONFLICT. Other engines check m as PostMessage
 // does and return once it is committed.
 func (s *Store) PostClaimedReply(ctx context.Context, m *mcpgate.Message, lost func(error)) error {
-	_, err := s.post(ctx, m, nil, lost, m.Skill != "" && m.AgentID != "")
+	_, err := s.post(ctx, m, postArgs{lost: lost, vouched: m.Skill != "" && m.AgentID != ""})
 	return err
 }
 
@@ -129,16 +143,30 @@ func (s *Store) waitCommitted(ctx context.Context, lost *atomic.Pointer[error]) 
 	return nil
 }
 
-// post stores m, delivered to the inbox to when it is not nil and the
-// conditions of PostDelivered hold, and reports whether it was. With lost
-// set it may return before m is committed (PostHanded); vouched skips the
-// check of m's target where an engine can (PostClaimedReply).
-func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox, lost func(error), vouched bool) (delivered bool, err error) {
+// postArgs say how a post stores its message.
+type postArgs struct {
+	// to, when not nil, is the inbox the message is delivered to when the
+	// conditions of PostDelivered hold.
+	to *mcpgate.Inbox
+	// lost, when set, lets the post return before its commit, and is told
+	// if that commit fails (PostHanded).
+	lost func(error)
+	// vouched skips the check of a reply's target where an engine can
+	// (PostClaimedReply).
+	vouched bool
+	// hand, when set, is called before the message's statements run when
+	// the Store knows it may be delivered to the inbox to
+	// (PostHandedFirst).
+	hand func()
+}
+
+// post stores m as a says, and reports whether it was delivered.
+func (s *Store) post(ctx context.Context, m *mcpgate.Message, a postArgs) (delivered bool, err error) {
 	body, err := prepareMessage(m)
 	if err != nil {
 		return false, err
 	}
-	if to == nil && postsInOneStatement(s.d) {
+	if a.to == nil && postsInOneStatement(s.d) {
 		return false, s.postInOneStatement(ctx, m, body)
 	}
 	if m.AgentID == "" {
@@ -146,34 +174,38 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox,
 			return false, err
 		}
 	}
+	handed := false
+	if hand := a.hand; hand != nil {
+		a.hand = func() { handed = true; hand() }
+	}
 	fn := func(ctx context.Context, tx *Store) error {
 		var err error
-		delivered, err = tx.postIn(ctx, m, body, to, vouched)
+		delivered, err = tx.postIn(ctx, m, body, a)
 		return err
 	}
-	err = s.runPost(ctx, &groupOp{agentID: m.AgentID, fn: fn, lost: lost})
-	return delivered && err == nil, err
+	err = s.runPost(ctx, &groupOp{agentID: m.AgentID, fn: fn, lost: a.lost})
+	return handed || delivered && err == nil, err
 }
 
 // postIn stores m in the transaction s: it takes the seq, inserts m when
 // its channel is its agent's and its reply target a chat_message of the
 // channel (vouched, as post says), and acknowledges the message a final
 // reply or a cancel answers.
-func (s *Store) postIn(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox, vouched bool) (bool, error) {
+func (s *Store) postIn(ctx context.Context, m *mcpgate.Message, body []byte, a postArgs) (bool, error) {
 	if err := s.takeSeq(ctx, m); err != nil {
 		if s.d.Violation(err).Kind == ForeignKeyViolation {
 			return false, channelNotFound(m) // no such agent, so none of its channels
 		}
 		return false, err
 	}
-	ok, delivered, err := s.insertMessage(ctx, m, body, to, vouched)
+	ok, delivered, err := s.insertMessage(ctx, m, body, a)
 	if err != nil {
 		return false, err
 	} else if !ok {
 		return false, s.targetError(ctx, m)
 	}
 	if m.Type.Final() || m.Type == mcpgate.MessageCancel {
-		return delivered, s.ack(ctx, m.InReplyTo, m.CreatedAt)
+		return delivered, s.ack(ctx, m.AgentID, m.InReplyTo, m.CreatedAt)
 	}
 	return delivered, nil
 }
@@ -297,10 +329,11 @@ func forInbox(m *mcpgate.Message, to *mcpgate.Inbox) bool {
 // taken: the seq lock (or, on SQLite, the one writer) keeps any older
 // message from being posted meanwhile, and on PostgreSQL the statement
 // sees every post committed before the lock was granted.
-func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox, vouched bool) (ok, delivered bool, err error) {
+func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []byte, a postArgs) (ok, delivered bool, err error) {
 	if groupsCommits(s.d) {
-		return s.checkThenInsert(ctx, m, body, to, vouched)
+		return s.checkThenInsert(ctx, m, body, a)
 	}
+	to := a.to
 	args := []any{m.ID, m.Seq, m.ChannelID, m.AgentID, string(m.Type), nullString(m.InReplyTo), m.Sender, string(body),
 		nullString(m.Tool), nullString(string(m.Arguments)), micros(m.CreatedAt)}
 	q := insertQuery
@@ -361,32 +394,74 @@ const valuesInsertQuery = `INSERT INTO messages (` + messageColumns + `, deliver
 
 // checkThenInsert is insertMessage on an engine with one writer: it
 // checks m's channel and reply target, and whether m is free to deliver to
-// the inbox to, then inserts m. A vouched m (a reply, never for an inbox)
+// the inbox a.to, then inserts m. A vouched m (a reply, never for an inbox)
 // is inserted unchecked, with its own skill: its channel's existence is
-// the foreign key's to check.
-func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []byte, to *mcpgate.Inbox, vouched bool) (ok, delivered bool, err error) {
-	skill := m.Skill
-	var free bool
+// the foreign key's to check. A chat_message the Store knows to be free to
+// deliver is handed over first (handFirst), then inserted unchecked.
+func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []byte, a postArgs) (ok, delivered bool, err error) {
 	switch {
-	case vouched:
-	case forInbox(m, to):
-		err = s.write.QueryRowContext(ctx, checkInboxQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID,
-			m.Seq, micros(m.CreatedAt.Add(-to.Visibility)), to.Skill).Scan(&skill, &free)
-	default:
-		err = s.write.QueryRowContext(ctx, checkQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID).Scan(&skill)
+	case a.vouched:
+		return s.insertChecked(ctx, m, body, m.Skill, false)
+	case s.handFirst(m, a):
+		a.hand()
+		return s.insertChecked(ctx, m, body, m.Skill, true)
 	}
+	skill, free, err := s.check(ctx, m, a.to)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, false, nil
 	} else if err != nil {
 		return false, false, fmt.Errorf("post message %s: check its channel: %w", m.ID, err)
 	}
-	delivered = free && (to.Skill == "" || skill == to.Skill)
+	delivered = free && (a.to.Skill == "" || skill == a.to.Skill)
+	return s.insertChecked(ctx, m, body, skill, delivered)
+}
+
+// check reads m's channel's skill, when the channel is m's agent's and
+// the message m replies to, if any, a chat_message of it, and, when m is
+// a message to the workers of the inbox to, whether no older message of
+// the inbox is claimable (free). What it reads, the Store's inbox state
+// learns.
+func (s *Store) check(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox) (skill string, free bool, err error) {
+	if !forInbox(m, to) {
+		err = s.write.QueryRowContext(ctx, checkQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID).Scan(&skill)
+		return skill, false, err
+	}
+	var gen uint64
+	if s.inbox != nil {
+		gen = s.inbox.generation()
+	}
+	at := micros(m.CreatedAt.Add(-to.Visibility))
+	err = s.write.QueryRowContext(ctx, checkInboxQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID,
+		m.Seq, at, to.Skill).Scan(&skill, &free)
+	if err == nil && s.inbox != nil {
+		s.inbox.learnChannel(m.ChannelID, m.AgentID, skill)
+		if free && to.Skill == "" {
+			s.inbox.checked(m.AgentID, gen, at)
+		}
+	}
+	return skill, free, err
+}
+
+// handFirst reports whether m, posted with a, may be handed over before
+// its statements run: it is a new chat_message for the inbox a.to, which
+// the Store knows free (inboxstate.go), on a channel it knows to be m's
+// agent's, of m's skill, and the caller would hand it first.
+func (s *Store) handFirst(m *mcpgate.Message, a postArgs) bool {
+	return a.hand != nil && s.inbox != nil && forInbox(m, a.to) && m.Type == mcpgate.MessageChat && m.InReplyTo == "" &&
+		(a.to.Skill == "" || a.to.Skill == m.Skill) && s.inbox.channel(m.ChannelID, m.AgentID, m.Skill) &&
+		s.inbox.free(m.AgentID, micros(m.CreatedAt.Add(-a.to.Visibility)))
+}
+
+// insertChecked inserts m, checked already, with its channel's skill,
+// delivered at its CreatedAt when delivered is set, and tells the Store's
+// inbox state what that changes.
+func (s *Store) insertChecked(ctx context.Context, m *mcpgate.Message, body []byte, skill string, delivered bool) (bool, bool, error) {
 	var deliveredAt any
 	attempts := 0
 	if delivered {
 		deliveredAt, attempts = micros(m.CreatedAt), 1
 	}
-	_, err = s.write.ExecContext(ctx, valuesInsertQuery, m.ID, m.Seq, m.ChannelID, m.AgentID, skill, string(m.Type),
+	_, err := s.write.ExecContext(ctx, valuesInsertQuery, m.ID, m.Seq, m.ChannelID, m.AgentID, skill, string(m.Type),
 		textOrNull(m.InReplyTo), m.Sender, string(body), textOrNull(m.Tool), textOrNull(string(m.Arguments)),
 		micros(m.CreatedAt), deliveredAt, attempts)
 	if s.d.Violation(err).Kind == ForeignKeyViolation {
@@ -394,8 +469,23 @@ func (s *Store) checkThenInsert(ctx context.Context, m *mcpgate.Message, body []
 	} else if err != nil {
 		return false, false, s.insertError(m, err)
 	}
-	m.Skill = skill
+	if m.Skill != skill {
+		m.Skill = skill // not written when equal: m may be in a stream's hands (handFirst)
+	}
+	s.noteInserted(m, delivered)
 	return true, delivered, nil
+}
+
+// noteInserted tells the Store's inbox state that m was inserted,
+// delivered or not.
+func (s *Store) noteInserted(m *mcpgate.Message, delivered bool) {
+	switch {
+	case s.inbox == nil || !m.Type.ToAgent():
+	case delivered:
+		s.inbox.delivered(m.AgentID, m.ID, micros(m.CreatedAt))
+	default:
+		s.inbox.unfree(m.AgentID)
+	}
 }
 
 // targetedValues are the columns of a message (messageColumns) inserted

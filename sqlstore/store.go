@@ -47,6 +47,10 @@ type Store struct {
 	// seqs are the agents' seqs reserved for posts (seqblock.go), shared
 	// by the Store's transactions; nil on an engine without group commit.
 	seqs *seqBlocks
+	// inbox is what the Store knows of its agents' inboxes without
+	// reading them (inboxstate.go), shared by its transactions; nil on an
+	// engine without group commit.
+	inbox *inboxState
 	// open is the writer's transaction left open by posts that returned
 	// before it committed (open.go); nil when none is.
 	open *openTx
@@ -87,7 +91,7 @@ func New(ctx context.Context, read, write *sql.DB, d Dialect) (*Store, error) {
 	s := &Store{read: read, write: write, d: d, readDB: read, writeDB: write, hot: hot, hotWrite: hotWrite}
 	s.cacheStatements()
 	if groupsCommits(d) {
-		s.group, s.seqs = &batch.Queue[*groupOp]{}, &seqBlocks{}
+		s.group, s.seqs, s.inbox = &batch.Queue[*groupOp]{}, &seqBlocks{}, newInboxState()
 	}
 	return s, nil
 }
@@ -117,12 +121,14 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
 	defer func() {
 		if p := recover(); p != nil {
 			_ = tx.Rollback()
+			s.forgetInboxes()
 			panic(p)
 		}
 	}()
 	var missed []string
 	if err := fn(s.txStore(tx, &missed)); err != nil {
 		_ = tx.Rollback() // fn's error is the one that matters
+		s.forgetInboxes()
 		s.prepareMissed(ctx, missed)
 		return err
 	}
@@ -158,10 +164,10 @@ func (s *Store) prepareMissed(ctx context.Context, missed []string) {
 // the queries it ran that the writer's cache did not hold yet.
 func (s *Store) txStore(tx *sql.Tx, missed *[]string) *Store {
 	if s.writeStmts == nil {
-		return &Store{read: tx, write: tx, d: s.d, inTx: true, seqs: s.seqs}
+		return &Store{read: tx, write: tx, d: s.d, inTx: true, seqs: s.seqs, inbox: s.inbox}
 	}
 	q := newCachedTx(tx, s.writeStmts, missed)
-	return &Store{read: q, write: q, d: s.d, inTx: true, seqs: s.seqs}
+	return &Store{read: q, write: q, d: s.d, inTx: true, seqs: s.seqs, inbox: s.inbox}
 }
 
 // Generation returns the counter that every change to agents, skills or

@@ -30,6 +30,9 @@ func messageTests() []test {
 		{"PostHanded", testPostHanded},
 		{"PostHandedInOrder", testPostHandedInOrder},
 		{"ConcurrentHandedPosts", testConcurrentHandedPosts},
+		{"PostHandedFirst", testPostHandedFirst},
+		{"PostHandedFirstInOrder", testPostHandedFirstInOrder},
+		{"ConcurrentHandedFirstPosts", testConcurrentHandedFirstPosts},
 		{"RepliesAcknowledge", testRepliesAcknowledge},
 		{"PostReplyHanded", testPostReplyHanded},
 		{"PostClaimedReply", testPostClaimedReply},
@@ -371,6 +374,43 @@ func byPostHanded(tb testing.TB, s mcpgate.Store, m *mcpgate.Message, to mcpgate
 	return s.(handingStore).PostHanded(context.Background(), m, to, lost)
 }
 
+// firstHandingStore is a Store that may hand a new chat_message over
+// before storing it (the bus's FirstHandingStore).
+type firstHandingStore interface {
+	PostHandedFirst(ctx context.Context, m *mcpgate.Message, to mcpgate.Inbox, hand func(), lost func(error)) (bool, error)
+}
+
+// byPostHandedFirst posts through PostHandedFirst, naming the agent and
+// skill of m's channel as the bus's Ask does; a message it loses fails
+// the test, and so does a message handed over first and then reported
+// undelivered, or handed over without its seq.
+func byPostHandedFirst(tb testing.TB, s mcpgate.Store, m *mcpgate.Message, to mcpgate.Inbox) (bool, error) {
+	ctx := context.Background()
+	if c, err := s.FindChannel(ctx, m.ChannelID); err == nil {
+		m.AgentID, m.Skill = c.AgentID, c.Skill
+	}
+	handed := false
+	hand := func() {
+		if m.Seq == 0 {
+			tb.Errorf("message %s handed over without its seq", m.ID)
+		}
+		handed = true
+	}
+	lost := func(err error) { tb.Errorf("message %s lost: %v", m.ID, err) }
+	delivered, err := s.(firstHandingStore).PostHandedFirst(ctx, m, to, hand, lost)
+	if handed && (!delivered || err != nil) {
+		tb.Errorf("message %s handed over first, then delivered %v, %v", m.ID, delivered, err)
+	}
+	return delivered, err
+}
+
+// mustFirstHanding skips the test unless s is a firstHandingStore.
+func mustFirstHanding(tb testing.TB, s mcpgate.Store) {
+	if _, ok := s.(firstHandingStore); !ok {
+		tb.Skip("the store has no PostHandedFirst")
+	}
+}
+
 // mustHanding skips the test or benchmark unless s is a handingStore.
 func mustHanding(tb testing.TB, s mcpgate.Store) {
 	if _, ok := s.(handingStore); !ok {
@@ -401,6 +441,29 @@ func testPostDelivered(t *testing.T, s mcpgate.Store) { postDeliveredCases(t, s,
 func testPostHanded(t *testing.T, s mcpgate.Store) {
 	mustHanding(t, s)
 	postDeliveredCases(t, s, byPostHanded)
+}
+
+// testPostHandedFirst checks that PostHandedFirst posts as PostDelivered
+// does, whether or not it hands a message over first.
+func testPostHandedFirst(t *testing.T, s mcpgate.Store) {
+	mustFirstHanding(t, s)
+	postDeliveredCases(t, s, byPostHandedFirst)
+}
+
+// testPostHandedFirstInOrder checks that PostHandedFirst delivers no
+// message while an older one of the inbox is claimable, as
+// PostDelivered does, though it may know it without reading.
+func testPostHandedFirstInOrder(t *testing.T, s mcpgate.Store) {
+	mustFirstHanding(t, s)
+	postInOrderCases(t, s, byPostHandedFirst)
+}
+
+// testConcurrentHandedFirstPosts is testConcurrentPosts with every post
+// made through PostHandedFirst: a message handed over before its
+// statements ran must not let a later one be seen first either.
+func testConcurrentHandedFirstPosts(t *testing.T, s mcpgate.Store) {
+	mustFirstHanding(t, s)
+	concurrentPosts(t, s, byPostHandedFirst)
 }
 
 // postDeliveredCases are testPostDelivered's, posting through post.
