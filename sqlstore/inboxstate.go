@@ -20,10 +20,10 @@ import "sync"
 //
 // The state is kept as the statements run, in the writer's transaction,
 // before they commit; a rollback forgets it all. It errs on the side of
-// reading: what it does not know (a message delivered or acknowledged by
-// a path that does not tell it, an agent it has not checked) sends the
-// post to the database's check, and a check that finds the inbox free
-// learns it again. What it cannot see is a message whose delivery time
+// reading: an agent it has not checked, or a message held past its
+// visibility whose acknowledgement it did not see, sends the post to the
+// database's check, and a check that finds the inbox free teaches it
+// again (dropping what was held before the check's time). What it cannot see is a message whose delivery time
 // passed its visibility because the stream holding it stopped renewing
 // it without ending (a stream that ends releases what it holds): then a
 // newer message may reach a stream before that one is claimed again, out
@@ -58,6 +58,7 @@ type agentInbox struct {
 	byTime deliveries
 }
 
+// newInboxState returns a state that knows nothing yet.
 func newInboxState() *inboxState {
 	return &inboxState{agents: map[string]*agentInbox{}, channels: map[string]channelFacts{}}
 }

@@ -135,6 +135,7 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
 	err = tx.Commit()
 	s.prepareMissed(ctx, missed)
 	if err != nil {
+		s.forgetInboxes()
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
