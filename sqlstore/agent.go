@@ -88,7 +88,7 @@ func (s *Store) DeleteAgent(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		tx.forgetInboxes() // the agent's channels and messages went with it
+		tx.inbox.forget() // the agent's channels and messages went with it
 		return tx.bumpGeneration(ctx)
 	})
 }

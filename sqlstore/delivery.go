@@ -100,7 +100,7 @@ func (s *Store) ClaimMessages(ctx context.Context, agentID, skill string, now ti
 	}
 	slices.SortFunc(msgs, func(a, b *mcpgate.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, m := range msgs {
-		s.noteDelivered(agentID, m.ID, now)
+		s.inbox.delivered(agentID, m.ID, micros(now))
 	}
 	return msgs, nil
 }
@@ -151,17 +151,9 @@ func (s *Store) RenewMessages(ctx context.Context, agentID string, held map[stri
 		return nil, fmt.Errorf("renew messages of %s: %w", agentID, err)
 	}
 	for _, id := range ids {
-		s.noteDelivered(agentID, id, now)
+		s.inbox.delivered(agentID, id, micros(now))
 	}
 	return ids, nil
-}
-
-// noteDelivered tells the Store's inbox state that message id of the
-// agent was delivered (claimed, or renewed) at at.
-func (s *Store) noteDelivered(agentID, id string, at time.Time) {
-	if s.inbox != nil {
-		s.inbox.delivered(agentID, id, micros(at))
-	}
 }
 
 // ReleaseMessages makes the messages of held that are unacknowledged and
@@ -171,12 +163,10 @@ func (s *Store) ReleaseMessages(ctx context.Context, agentID string, held map[st
 	if len(held) == 0 {
 		return nil
 	}
-	if s.inbox != nil {
-		// Before and after: a check that ran in between must not find
-		// the inbox free.
-		s.inbox.unfree(agentID)
-		defer s.inbox.unfree(agentID)
-	}
+	// Before and after: a check that ran in between must not find the
+	// inbox free.
+	s.inbox.unfree(agentID)
+	defer s.inbox.unfree(agentID)
 	err := s.withHeld(ctx, agentID, held, "delivered_at = NULL", nil, func(rows *sql.Rows) error { return rows.Close() })
 	if err != nil {
 		return fmt.Errorf("release messages of %s: %w", agentID, err)
@@ -217,9 +207,7 @@ func (s *Store) AckMessage(ctx context.Context, agentID, id string) error {
 	if err != nil {
 		return fmt.Errorf("ack message %s: %w", id, err)
 	}
-	if s.inbox != nil {
-		s.inbox.acked(agentID, id)
-	}
+	s.inbox.acked(agentID, id)
 	return affected(res, mcpgate.Errorf(mcpgate.ENOTFOUND, "agent %q has no message %q", agentID, id))
 }
 
@@ -229,8 +217,6 @@ func (s *Store) ack(ctx context.Context, agentID, id string, t time.Time) error 
 	if err != nil {
 		return fmt.Errorf("ack message %s: %w", id, err)
 	}
-	if s.inbox != nil {
-		s.inbox.acked(agentID, id)
-	}
+	s.inbox.acked(agentID, id)
 	return nil
 }

@@ -34,7 +34,8 @@ import "sync"
 const maxKnownChannels = 1 << 16
 
 // inboxState is what a Store knows of its agents' inboxes without reading
-// them. Its methods are safe for concurrent use.
+// them. Its methods are safe for concurrent use. A nil state (an engine
+// without group commit) knows nothing and learns nothing.
 type inboxState struct {
 	mu       sync.Mutex
 	gen      uint64 // counts the changes that may make a message claimable
@@ -76,6 +77,9 @@ func (st *inboxState) agent(id string) *agentInbox {
 // free reports whether the state knows that no message of the agent's
 // inbox is claimable when messages delivered at or before at are.
 func (st *inboxState) free(agentID string, at int64) bool {
+	if st == nil {
+		return false
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	a := st.agents[agentID]
@@ -85,6 +89,9 @@ func (st *inboxState) free(agentID string, at int64) bool {
 // channel reports whether the state knows channel id to be the agent's,
 // of the skill.
 func (st *inboxState) channel(id, agentID, skill string) bool {
+	if st == nil {
+		return false
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	f, ok := st.channels[id]
@@ -93,6 +100,9 @@ func (st *inboxState) channel(id, agentID, skill string) bool {
 
 // learnChannel records channel id's agent and skill, read by a check.
 func (st *inboxState) learnChannel(id, agentID, skill string) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if len(st.channels) >= maxKnownChannels {
@@ -104,6 +114,9 @@ func (st *inboxState) learnChannel(id, agentID, skill string) {
 // generation returns the count of changes that may have made a message
 // claimable, for checked.
 func (st *inboxState) generation() uint64 {
+	if st == nil {
+		return 0
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.gen
@@ -115,6 +128,9 @@ func (st *inboxState) generation() uint64 {
 // inbox is free, and the messages it held delivered at or before at were
 // acknowledged since.
 func (st *inboxState) checked(agentID string, gen uint64, at int64) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.gen != gen {
@@ -132,6 +148,9 @@ func (st *inboxState) checked(agentID string, gen uint64, at int64) {
 
 // delivered records that message id of the agent was delivered at at.
 func (st *inboxState) delivered(agentID, id string, at int64) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	a := st.agent(agentID)
@@ -144,6 +163,9 @@ func (st *inboxState) delivered(agentID, id string, at int64) {
 
 // acked records that message id of the agent was acknowledged.
 func (st *inboxState) acked(agentID, id string) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if a := st.agents[agentID]; a != nil {
@@ -153,6 +175,9 @@ func (st *inboxState) acked(agentID, id string) {
 
 // unfree records that a message of the agent's inbox may be claimable.
 func (st *inboxState) unfree(agentID string) {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.gen++
@@ -163,6 +188,9 @@ func (st *inboxState) unfree(agentID string) {
 
 // forget drops everything the state knows (a rollback, a deleted agent).
 func (st *inboxState) forget() {
+	if st == nil {
+		return
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.gen++
@@ -237,12 +265,4 @@ func (h *deliveries) pop() delivery {
 	}
 	*h = s
 	return d
-}
-
-// forgetInboxes drops what the Store knows of its inboxes, after a
-// rollback of statements it may have learned from, or a deletion.
-func (s *Store) forgetInboxes() {
-	if s.inbox != nil {
-		s.inbox.forget()
-	}
 }

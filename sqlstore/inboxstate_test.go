@@ -187,7 +187,7 @@ func (f *handFirstFixture) post(t *testing.T, id string, at time.Time) (*mcpgate
 func TestPostHandedFirst(t *testing.T) {
 	f := newHandFirstFixture(t)
 	now := time.Now()
-	m1, delivered, handed, err := f.post(t, "", now)
+	_, delivered, handed, err := f.post(t, "", now)
 	if err != nil || !delivered || handed {
 		t.Fatalf("first post: delivered %v, handed first %v, %v; want delivered through the check", delivered, handed, err)
 	}
@@ -208,7 +208,6 @@ func TestPostHandedFirst(t *testing.T) {
 	if err != nil || delivered || handed {
 		t.Fatalf("past the visibility of unanswered messages: delivered %v, handed first %v, %v; want neither", delivered, handed, err)
 	}
-	_ = m1
 }
 
 // TestPostHandedFirstAfterAnswers: messages answered do not hold the

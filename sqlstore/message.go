@@ -426,14 +426,11 @@ func (s *Store) check(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox
 		err = s.write.QueryRowContext(ctx, checkQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID).Scan(&skill)
 		return skill, false, err
 	}
-	var gen uint64
-	if s.inbox != nil {
-		gen = s.inbox.generation()
-	}
+	gen := s.inbox.generation()
 	at := micros(m.CreatedAt.Add(-to.Visibility))
 	err = s.write.QueryRowContext(ctx, checkInboxQuery, textOrNull(m.InReplyTo), m.ChannelID, m.AgentID,
 		m.Seq, at, to.Skill).Scan(&skill, &free)
-	if err == nil && s.inbox != nil {
+	if err == nil {
 		s.inbox.learnChannel(m.ChannelID, m.AgentID, skill)
 		if free && to.Skill == "" {
 			s.inbox.checked(m.AgentID, gen, at)
@@ -447,7 +444,7 @@ func (s *Store) check(ctx context.Context, m *mcpgate.Message, to *mcpgate.Inbox
 // the Store knows free (inboxstate.go), on a channel it knows to be m's
 // agent's, of m's skill, and the caller would hand it first.
 func (s *Store) handFirst(m *mcpgate.Message, a postArgs) bool {
-	return a.hand != nil && s.inbox != nil && forInbox(m, a.to) && m.Type == mcpgate.MessageChat && m.InReplyTo == "" &&
+	return a.hand != nil && forInbox(m, a.to) && m.Type == mcpgate.MessageChat && m.InReplyTo == "" &&
 		(a.to.Skill == "" || a.to.Skill == m.Skill) && s.inbox.channel(m.ChannelID, m.AgentID, m.Skill) &&
 		s.inbox.free(m.AgentID, micros(m.CreatedAt.Add(-a.to.Visibility)))
 }
@@ -480,7 +477,7 @@ func (s *Store) insertChecked(ctx context.Context, m *mcpgate.Message, body []by
 // delivered or not.
 func (s *Store) noteInserted(m *mcpgate.Message, delivered bool) {
 	switch {
-	case s.inbox == nil || !m.Type.ToAgent():
+	case !m.Type.ToAgent():
 	case delivered:
 		s.inbox.delivered(m.AgentID, m.ID, micros(m.CreatedAt))
 	default:

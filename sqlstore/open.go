@@ -140,7 +140,7 @@ func (s *Store) endOpen(end func() error, cause error) error {
 	if s.seqs != nil {
 		s.seqs.drop()
 	}
-	s.forgetInboxes()
+	s.inbox.forget()
 	for _, op := range o.early {
 		op.lost(cause)
 	}

@@ -121,21 +121,21 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *Store) error) error {
 	defer func() {
 		if p := recover(); p != nil {
 			_ = tx.Rollback()
-			s.forgetInboxes()
+			s.inbox.forget()
 			panic(p)
 		}
 	}()
 	var missed []string
 	if err := fn(s.txStore(tx, &missed)); err != nil {
 		_ = tx.Rollback() // fn's error is the one that matters
-		s.forgetInboxes()
+		s.inbox.forget()
 		s.prepareMissed(ctx, missed)
 		return err
 	}
 	err = tx.Commit()
 	s.prepareMissed(ctx, missed)
 	if err != nil {
-		s.forgetInboxes()
+		s.inbox.forget()
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
