@@ -163,7 +163,9 @@ func newHandFirstFixture(t *testing.T) *handFirstFixture {
 
 // post posts a chat_message created at at through PostHandedFirst, and
 // returns it, whether it was delivered, whether it was handed over
-// first, and the post's error. A message handed over must have its seq.
+// first, and the post's error. A message handed over must have its seq,
+// and the Store must already send readers to settle, which waits for the
+// message's statements and commit.
 func (f *handFirstFixture) post(t *testing.T, id string, at time.Time) (*mcpgate.Message, bool, bool, error) {
 	t.Helper()
 	m := &mcpgate.Message{ID: id, ChannelID: "ch-t", AgentID: "tide", Skill: "chat", Type: mcpgate.MessageChat,
@@ -172,6 +174,10 @@ func (f *handFirstFixture) post(t *testing.T, id string, at time.Time) (*mcpgate
 	delivered, err := f.s.PostHandedFirst(context.Background(), m, f.to, func() {
 		if m.Seq == 0 {
 			t.Error("a message was handed over before it had its seq")
+		}
+		if !f.s.unsettled.Load() {
+			// A reader it reaches would not wait for its statements.
+			t.Error("a message was handed over with no transaction marked unsettled")
 		}
 		handed = true
 	}, func(err error) { t.Errorf("lost: %v", err) })

@@ -176,7 +176,13 @@ func (s *Store) post(ctx context.Context, m *mcpgate.Message, a postArgs) (deliv
 	}
 	handed := false
 	if hand := a.hand; hand != nil {
-		a.hand = func() { handed = true; hand() }
+		a.hand = func() {
+			// Before m leaves: whoever it reaches reads after its
+			// statements and commit, not before (settle).
+			s.unsettled.Store(true)
+			handed = true
+			hand()
+		}
 	}
 	fn := func(ctx context.Context, tx *Store) error {
 		var err error

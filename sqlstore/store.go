@@ -56,8 +56,9 @@ type Store struct {
 	open *openTx
 	// commitDelay, when set (tests), replaces defaultCommitDelay.
 	commitDelay time.Duration
-	// unsettled is set while a transaction is open, for the readers
-	// (settle).
+	// unsettled is set while a transaction is open, and from the moment
+	// a message is handed over before its statements run (PostHandedFirst),
+	// for the readers (settle).
 	unsettled atomic.Bool
 	// closers are closed by Close before the pools (OnClose).
 	closers []io.Closer
