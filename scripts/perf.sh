@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]:
+# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent|latency]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -65,6 +65,10 @@
 # --agent-rate.
 # --only agent measures only the agent round trip on SQLite, closed loop
 # and paced, with the floor right before it.
+# --only latency measures one session's relayed latency added: the
+# direct leg, the byte forwarder and the gateway (and OLD=BINARY's) called
+# in turn, call by call, ROUNDS runs (default 5) of --duration each
+# (run_latency says why).
 # --only rest measures only the REST figure: the minimal relay, then the
 # gateway, ROUNDS times (default 3); with OLD=BINARY a gateway of that
 # binary runs beside the new one, each round measuring the relay, the new
@@ -84,7 +88,7 @@ while [ $# -gt 0 ]; do
     --agent-wide) agent_wide=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent|latency]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -404,6 +408,69 @@ fi
 start_gateway gateway "$work/gateway.yaml"
 wait_tools gateway
 
+# run_latency measures one session's latency added: `mcpgate load --turn`
+# calls the fixture directly, through the byte forwarder and through the
+# gateway (and, with OLD=BINARY, a gateway of that binary) in turn, one
+# call at a time, so that every figure meets the machine's load of the
+# same milliseconds (legs run one after the other, as in the whole suite,
+# can meet loads that differ by more than the gateway adds). ROUNDS runs
+# (default 5) of --duration each; it prints each run's figures and their
+# medians.
+run_latency() {
+  latency_turns
+  if [ -n "${OLD:-}" ]; then
+    PPROF='' start_gateway gateway-old "$work/gateway.yaml" "$OLD"
+    wait_tools gateway-old "$OLD"
+    turns+=(--turn "old http://127.0.0.1:$gw_port/relay/mcp $gw_key")
+  fi
+  echo
+  echo "issue 16 latency added at one session, the legs in turn call by call, $duration a run, $(nproc) cores"
+  echo "| run | load average | direct p50 µs | forwarder added | gateway added |${OLD:+ old gateway added |}"
+  echo "|---|---|---|---|---|${OLD:+---|}"
+  latency_runs "${ROUNDS:-5}" latency_row
+  echo "| median | | $(turn_median direct p50_us) | $(turn_median forwarder added_us) | $(turn_median gateway added_us) |${OLD:+ $(turn_median old added_us) |}"
+}
+# latency_row I prints run I's row of run_latency's table.
+latency_row() {
+  echo "| $1 | $(cut -d' ' -f1-3 /proc/loadavg) | $(turn_field direct p50_us "$1") | $(turn_field forwarder added_us "$1") |" \
+    "$(turn_field gateway added_us "$1") |${OLD:+ $(turn_field old added_us "$1") |}"
+}
+# latency_turns starts a byte forwarder to the fixture and sets $turns to
+# the --turn flags of the direct leg, the forwarder and the gateway
+# started last.
+latency_turns() {
+  "$work/forward" "127.0.0.1:$upstream" 2>"$work/forward.err" &
+  local fwd
+  fwd=$(wait_addr $! "$work/forward.err")
+  turns=(--turn "direct http://127.0.0.1:$upstream/mcp none" --turn "forwarder http://$fwd/mcp none"
+    --turn "gateway http://127.0.0.1:$gw_port/relay/mcp $gw_key")
+}
+# latency_runs N [ROW] warms the processes of $turns up, then makes N runs
+# of --duration into $work/latency-1…N, calling function ROW with the
+# run's number after each, when given.
+latency_runs() {
+  local i
+  "$bin" load --tool test_simple_text --args '{}' --duration 1s "${turns[@]}" >/dev/null
+  for i in $(seq "$1"); do
+    echo "== latency $i" >&2
+    "$bin" load --tool test_simple_text --args '{}' --duration "$duration" "${turns[@]}" | tee "$work/latency-$i" >&2
+    [ -z "${2:-}" ] || "$2" "$i"
+  done
+  latency_n=$1
+}
+# turn_field TURN FIELD RUN prints FIELD of TURN's summary line in run RUN.
+turn_field() { grep "^turn: name=$1 " "$work/latency-$3" | grep -o "$2=[0-9-]*" | cut -d= -f2; }
+# turn_median TURN FIELD prints the median of FIELD of TURN over the runs.
+turn_median() {
+  local i
+  for i in $(seq "$latency_n"); do turn_field "$1" "$2" "$i"; done |
+    sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+if [ "$only" = latency ]; then
+  run_latency
+  exit 0
+fi
+
 # run_forwarded NAME runs leg NAME through a byte forwarder to the fixture
 # started for it: the floor of any process in the middle.
 run_forwarded() {
@@ -451,14 +518,11 @@ if [ "$only" = relay ]; then
   floor_rows
   exit 0
 fi
-if [ "$sessions" != 1 ]; then
-  # The latency added with no queue: one session, direct, through the
-  # byte forwarder (the floor of any process in the middle, at that
-  # hour), then relayed.
-  sessions=1 run direct-1 --url "http://127.0.0.1:$upstream/mcp" --key none --tool test_simple_text --args '{}' --pid "$fixture_pid"
-  sessions=1 run_forwarded forwarded-1
-  sessions=1 run_relayed relayed-1
-fi
+# The latency added with no queue: one session each, the fixture called
+# directly, through the byte forwarder (the floor of any process in the
+# middle, at that moment) and relayed, in turn (run_latency says why).
+latency_turns
+latency_runs 3
 run rest --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"
 "$work/relay" "http://$backend/_demo/api/convert/units" 2>"$work/baseline.err" &
 baseline_pid=$!
@@ -487,11 +551,8 @@ echo "issue 16 targets, $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -
 echo "| figure | measured | target |"
 echo "|---|---|---|"
 relay_row relayed "$sessions sessions"
-if [ -s "$work/relayed-1" ]; then
-  added_row "relayed tools/call: p50 latency added, 1 session (no queue)" relayed-1 direct-1
-  d=$(field p50_us "$work/direct-1") f=$(field p50_us "$work/forwarded-1")
-  echo "| byte forwarder (the floor): p50 latency added, 1 session | $((f - d)) µs ($f − $d) | (reference) |"
-fi
+echo "| relayed tools/call: p50 latency added, 1 session (no queue), legs in turn, median of 3 runs | $(turn_median gateway added_us) µs (runs: $(turn_field gateway added_us 1), $(turn_field gateway added_us 2), $(turn_field gateway added_us 3)) | ≤ 150 µs |"
+echo "| byte forwarder (the floor): p50 latency added, 1 session, in the same runs | $(turn_median forwarder added_us) µs (runs: $(turn_field forwarder added_us 1), $(turn_field forwarder added_us 2), $(turn_field forwarder added_us 3)) | (reference) |"
 paced_rows
 floor_rows
 echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_cpu" "$b_cpu")× ($g_cpu / $b_cpu µs) | ≤ 1.3× |"

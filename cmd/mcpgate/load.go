@@ -33,13 +33,14 @@ type loadConfig struct {
 	follow               bool          // initialize a lost session again
 	events               string        // a file for one JSON line per failure, retry and lost session
 	runID                string        // makes this run's keys unique
+	turns                turnFlag      // targets called in turn instead of --url
 }
 
 // runLoad load-tests tools/call: N sessions call one tool in a loop for
 // a bounded time and count, then the latency distribution is printed.
 func runLoad(ctx context.Context, env *Env, args []string) error {
 	var c loadConfig
-	fs := newFlagSet(env, "load", "load --url URL --key KEY [--method M] [--tool NAME --args JSON] [--sessions N] [--duration D] [--keys --retries N --follow --events FILE] [--idle N --pid PID]")
+	fs := newFlagSet(env, "load", "load --url URL --key KEY [--method M] [--tool NAME --args JSON] [--sessions N] [--duration D] [--keys --retries N --follow --events FILE] [--idle N --pid PID] [--turn 'NAME URL KEY' …]")
 	fs.StringVar(&c.url, "url", "http://127.0.0.1:8094/demo/mcp", "the agent's MCP URL")
 	fs.StringVar(&c.key, "key", "", "API key sent as Authorization: Bearer")
 	fs.StringVar(&c.tool, "tool", "convert_units", "tool to call")
@@ -57,6 +58,7 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	fs.DurationVar(&c.backoff, "retry-backoff", 100*time.Millisecond, "the first wait before a retry, doubled each time up to 2s (or what the gateway's retry_after_ms asks)")
 	fs.BoolVar(&c.follow, "follow", false, "when the gateway no longer knows a session (HTTP 404), count it as lost and initialize a new one")
 	fs.StringVar(&c.events, "events", "", "write one JSON line per failed attempt, lost session, retried and failed call to this file")
+	fs.Var(&c.turns, "turn", `instead of --url and --key, a target "NAME URL KEY" (KEY none for none); repeated, one session each calls in turn, one call at a time, and each turn's p50 is reported over the first's (latency only, no CPU)`)
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
@@ -68,6 +70,9 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 		return openIdle(ctx, env, &c)
 	}
 	c.runID = newRunID()
+	if len(c.turns) > 0 {
+		return loadTurns(ctx, env, &c)
+	}
 	return load(ctx, env, &c)
 }
 
@@ -86,6 +91,8 @@ func (c *loadConfig) check() error {
 		return errors.New("need 0 ≤ --retries ≤ 1000 and --retry-backoff > 0")
 	case c.retries > 0 && !c.keys:
 		return errors.New("--retries needs --keys: a call retried without an idempotency key may run twice")
+	case len(c.turns) > 0 && (c.method != "tools/call" || c.rate > 0 || c.idle > 0 || c.retries > 0 || c.follow):
+		return errors.New("--turn applies to tools/call in a closed loop, without --rate, --idle, --retries or --follow")
 	case c.keys || c.retries > 0 || c.follow:
 		if c.method != "tools/call" {
 			return errors.New("--keys, --retries and --follow apply to --method tools/call")

@@ -58,6 +58,39 @@ func TestLoadIdleStreams(t *testing.T) {
 	}
 }
 
+// TestLoadTurns calls two agents of one gateway in turn with `load
+// --turn`, one session each: both make the same number of calls, and the
+// report gives each one's p50 and what it adds over the first's.
+func TestLoadTurns(t *testing.T) {
+	g := mustStartMain(t, strings.Replace(benchConfig, "EXTRA", "  - {id: other, owner: alice, mcp_enabled: true, skills: [{name: api, kind: rest, base_url: BACKEND, allow_private: true, tools: [{name: echo, input_schema: {type: object}, request: {method: POST, path: /echo, body: all}}]}]}", 1))
+	_, oag := g.mustKey(t, "alice", "")
+	out, errOut, err := runCLI(t, nil, "load", "--tool", "echo", "--args", `{"text":"hi"}`, "--requests", "20",
+		"--turn", "first "+g.mcpURL("bench")+" "+oag, "--turn", "second "+g.mcpURL("other")+" "+oag)
+	if err != nil {
+		t.Fatalf("load --turn: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{"2 turns taken in turn", "first        calls: 10 ok, 0 failed", "second       calls: 10 ok, 0 failed",
+		"turn: name=first calls=10 p50_us=", "added_us=0 failed=0\nturn: name=second calls=10 p50_us="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("load --turn printed %q, want %q in it", out, want)
+		}
+	}
+}
+
+// TestLoadTurnsFlags: a --turn is three words, and turns are for
+// tools/call in a closed loop.
+func TestLoadTurnsFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--turn", "only-a-name"},
+		{"--turn", "a http://127.0.0.1:1/mcp none", "--rate", "10"},
+		{"--turn", "a http://127.0.0.1:1/mcp none", "--method", "tools/list"},
+	} {
+		if _, _, err := runCLI(t, nil, append([]string{"load"}, args...)...); !errors.Is(err, errUsage) {
+			t.Errorf("load %q: %v, want a usage error", args, err)
+		}
+	}
+}
+
 // TestLoadIdleNeedsPID: --idle without --pid is a usage error.
 func TestLoadIdleNeedsPID(t *testing.T) {
 	if _, _, err := runCLI(t, nil, "load", "--idle", "10"); !errors.Is(err, errUsage) {
