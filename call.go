@@ -49,11 +49,34 @@ type Notifier interface {
 	Log(level, logger string, data any)
 }
 
+// ProgressWanter is a Notifier that can tell whether it passes progress
+// on at all. A backend that has to ask its own server for progress (an
+// upstream MCP server, by sending a progress token) asks only when the
+// call's Notifier wants it: the server then neither tracks nor sends what
+// nobody reads.
+type ProgressWanter interface {
+	// WantsProgress reports whether Progress may pass progress on; it
+	// does not change during the call.
+	WantsProgress() bool
+}
+
+// WantsProgress reports whether n may pass progress on: what its
+// WantsProgress method says when it has one, and true otherwise.
+func WantsProgress(n Notifier) bool {
+	if w, ok := n.(ProgressWanter); ok {
+		return w.WantsProgress()
+	}
+	return true
+}
+
 // NopNotifier drops every notification.
 type NopNotifier struct{}
 
 // Progress does nothing.
 func (NopNotifier) Progress(float64, float64, string) {}
+
+// WantsProgress reports false: progress is dropped.
+func (NopNotifier) WantsProgress() bool { return false }
 
 // Log does nothing.
 func (NopNotifier) Log(string, string, any) {}

@@ -332,6 +332,13 @@ func (c *callReply) PauseStream(retry time.Duration) {
 // canStream reports whether notifications can reach the client at all.
 func (c *callReply) canStream() bool { return c.w != nil && c.acc.sse }
 
+// WantsProgress reports whether Progress may send anything: the request
+// carried a progress token and its reply can stream, or the call is held
+// (a request attached to it later may have a token).
+func (c *callReply) WantsProgress() bool {
+	return c.held != nil || (c.token != nil && c.canStream())
+}
+
 // Progress sends notifications/progress when the request carried a
 // progress token and progress increased; it drops it otherwise. A held
 // call's go to the request attached to it, if any, under that request's

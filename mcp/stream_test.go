@@ -36,6 +36,36 @@ const (
 	doneResult   = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"done"}]}}`
 )
 
+// A call's Notifier wants progress only when the client can get it: a
+// progress token, and a reply that may stream.
+func TestCallWantsProgressOnlyWhenItCanStream(t *testing.T) {
+	h := mustHarness(t, nil)
+	wants := make(chan bool, 1)
+	h.gw.setTool("probe", func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		wants <- mcpgate.WantsProgress(call.Notifier)
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("ok")}}, nil
+	})
+	sid := h.mustInit(t, "2025-11-25", nil)
+	withToken := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe","_meta":{"progressToken":"tok"}}}`
+	for _, c := range []struct {
+		name, body, accept string
+		want               bool
+	}{
+		{"token, SSE accepted", withToken, "", true},
+		{"no token", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"probe"}}`, "", false},
+		{"token, JSON only", withToken, "application/json", false},
+	} {
+		header := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}
+		if c.accept != "" {
+			header["Accept"] = c.accept
+		}
+		mustRead(t, h.do(t, req{session: sid, body: c.body, header: header}))
+		if got := <-wants; got != c.want {
+			t.Errorf("%s: WantsProgress = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestReplySwitchesToSSE(t *testing.T) {
 	h := mustHarness(t, nil)
 	h.gw.setTool("progress", progressTool)

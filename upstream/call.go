@@ -68,9 +68,7 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	if err != nil {
 		return nil, nil, err
 	}
-	f := s.begin(call)
-	defer s.end(f)
-	token := f.token
+	defer s.end(s.begin(call))
 	name := call.Tool.Upstream
 	if name == "" {
 		name = call.Tool.Name
@@ -78,6 +76,10 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	n := call.Notifier
 	if n == nil {
 		n = mcpgate.NopNotifier{}
+	}
+	var token string // the upstream is asked for progress only when it goes somewhere
+	if mcpgate.WantsProgress(n) {
+		token = s.progressToken()
 	}
 	opts := tracedOptions(n, token, call.Trace)
 	if s.cs.Stateless() {
@@ -91,8 +93,9 @@ func (l *link) callTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 }
 
 // callParams are the params of a tools/call: the tool's upstream name, the
-// arguments as the caller sent them ({} when none), the progress token and,
-// when tracing is on, the W3C trace context in _meta.
+// arguments as the caller sent them ({} when none) and, in _meta, the
+// progress token when there is one and the W3C trace context when tracing
+// is on. With neither, there is no _meta.
 func callParams(name string, args json.RawMessage, token string, tc mcpgate.TraceContext) json.RawMessage {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
@@ -102,15 +105,29 @@ func callParams(name string, args json.RawMessage, token string, tc mcpgate.Trac
 	b = mcpgate.AppendJSONString(b, name)
 	b = append(b, `,"arguments":`...)
 	b = append(b, args...)
-	b = append(b, `,"_meta":{"progressToken":`...)
-	b = mcpgate.AppendJSONString(b, token)
-	tc.SetHeaders(func(k, v string) {
-		b = append(b, ',')
-		b = append(b, mustJSON(k)...)
+	meta := false // whether _meta has been opened
+	member := func(k string) {
+		if meta {
+			b = append(b, ',')
+		} else {
+			b = append(b, `,"_meta":{`...)
+			meta = true
+		}
+		b = mcpgate.AppendJSONString(b, k)
 		b = append(b, ':')
-		b = append(b, mustJSON(v)...)
+	}
+	if token != "" {
+		member("progressToken")
+		b = mcpgate.AppendJSONString(b, token)
+	}
+	tc.SetHeaders(func(k, v string) {
+		member(k)
+		b = mcpgate.AppendJSONString(b, v)
 	})
-	return append(b, "}}"...)
+	if meta {
+		b = append(b, '}')
+	}
+	return append(b, '}')
 }
 
 // isError reads a CallToolResult's isError, looking only when the member

@@ -91,6 +91,42 @@ func TestCallToolProgressAndLogs(t *testing.T) {
 	}
 }
 
+// quietNotifier takes log messages and says it wants no progress.
+type quietNotifier struct{ notifier }
+
+func (*quietNotifier) WantsProgress() bool { return false }
+
+// A call whose progress goes nowhere asks the upstream for none: no
+// progress token reaches the tool, while its log messages still come.
+func TestCallToolAsksNoProgressNobodyReads(t *testing.T) {
+	s := newServer()
+	tokens := make(chan any, 2)
+	s.AddTool(&sdk.Tool{Name: "work", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		tokens <- req.Params.GetProgressToken()
+		req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "w", Data: "note"})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil
+	})
+	u := mustUpstream(t, s, nil)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("s1", u.url())
+	quiet := &quietNotifier{}
+	for _, n := range []mcpgate.Notifier{quiet, mcpgate.NopNotifier{}} {
+		call := callOf(sk, "work", `{}`)
+		call.Notifier = n
+		if _, err := m.CallTool(context.Background(), call); err != nil {
+			t.Fatal(err)
+		}
+		if tok := <-tokens; tok != nil {
+			t.Errorf("%T: the upstream got progress token %v, want none", n, tok)
+		}
+	}
+	quiet.mu.Lock()
+	defer quiet.mu.Unlock()
+	if diff := cmp.Diff([]string{`warning "note"`}, quiet.logs); diff != "" {
+		t.Errorf("logs (-want +got):\n%s", diff)
+	}
+}
+
 // blockingServer has a tool "block" that waits until its context ends and
 // then closes canceled.
 func blockingServer(started, canceled chan struct{}) *sdk.Server {
@@ -301,6 +337,27 @@ func TestGuardRefusesPrivateUpstream(t *testing.T) {
 	sk.AllowPrivate = false
 	_, err := m.CallTool(context.Background(), callOf(sk, "ok", `{}`))
 	mustCode(t, err, mcpgate.EUNAVAILABLE)
+}
+
+// callParams has a _meta only for what goes in it: the progress token,
+// asked for only when the call's progress goes somewhere, and the trace
+// context when there is one.
+func TestCallParamsMeta(t *testing.T) {
+	trace := mcpgate.TraceContext{Parent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", State: "a=1"}
+	for _, c := range []struct {
+		token string
+		tc    mcpgate.TraceContext
+		want  string
+	}{
+		{"", mcpgate.TraceContext{}, `{"name":"echo","arguments":{}}`},
+		{"mcpgate-7", mcpgate.TraceContext{}, `{"name":"echo","arguments":{},"_meta":{"progressToken":"mcpgate-7"}}`},
+		{"", trace, `{"name":"echo","arguments":{},"_meta":{"traceparent":"` + trace.Parent + `","tracestate":"a=1"}}`},
+		{"mcpgate-7", trace, `{"name":"echo","arguments":{},"_meta":{"progressToken":"mcpgate-7","traceparent":"` + trace.Parent + `","tracestate":"a=1"}}`},
+	} {
+		if got := string(callParams("echo", nil, c.token, c.tc)); got != c.want {
+			t.Errorf("callParams(token %q, trace %q) = %s, want %s", c.token, c.tc.Parent, got, c.want)
+		}
+	}
 }
 
 // callParams writes the name and the token as encoding/json would, with

@@ -39,8 +39,13 @@ type events struct {
 
 // inflight is a tools/call in flight on a session.
 type inflight struct {
-	token  string
 	client mcpgate.ClientRequester
+}
+
+// progressToken returns a new progress token of the session.
+func (s *session) progressToken() string {
+	var buf [32]byte
+	return string(strconv.AppendInt(append(buf[:0], "mcpgate-"...), s.seq.Add(1), 10))
 }
 
 // serverToClient lists the upstream requests relayed to the MCP host.
@@ -195,12 +200,9 @@ func (s *session) close() {
 	<-s.closed
 }
 
-// begin registers a call in flight, with a new progress token; end
-// unregisters it.
+// begin registers a call in flight; end unregisters it.
 func (s *session) begin(call *mcpgate.Call) *inflight {
-	var buf [32]byte
-	token := strconv.AppendInt(append(buf[:0], "mcpgate-"...), s.seq.Add(1), 10)
-	f := &inflight{token: string(token), client: call.Client}
+	f := &inflight{client: call.Client}
 	s.mu.Lock()
 	s.calls = append(s.calls, f)
 	s.mu.Unlock()
