@@ -143,7 +143,7 @@ floor_rows() {
   r_cpu=$(field cpu_us_per_call "$work/relayed")
   d_p50=$(field p50_us "$work/direct") f_p50=$(field p50_us "$work/forwarded")
   echo "| byte forwarder (the floor): its CPU / fixture CPU per call | $(ratio "$f_cpu" "$d_cpu")× ($f_cpu / $d_cpu µs) | (reference) |"
-  echo "| byte forwarder (the floor): p50 latency added | $((f_p50 - d_p50)) µs ($f_p50 − $d_p50) | (reference) |"
+  echo "| byte forwarder (the floor): p50 latency added, $sessions sessions | $((f_p50 - d_p50)) µs ($f_p50 − $d_p50) | (reference) |"
   echo "| relayed tools/call: gateway CPU / byte forwarder CPU per call | $(ratio "$r_cpu" "$f_cpu")× | (reference) |"
 }
 # run NAME ARGS… runs `mcpgate load` with ARGS, keeping its output in $work/NAME.
