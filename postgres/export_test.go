@@ -1,8 +1,13 @@
 package postgres
 
 import (
+	"context"
 	"runtime"
 	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/mcpgate/mcpgate/sqlstore"
 )
 
 // HoldPublishing makes b's first sender wait, before it takes the queue,
@@ -23,3 +28,30 @@ func PublishBatches(b *Broker) int {
 	n, _ := b.pub.Batches()
 	return n
 }
+
+// OpenTraced is Open with each statement the store sends passed to trace
+// with its arguments, before it runs.
+func OpenTraced(ctx context.Context, dsn string, trace func(sql string, args []any)) (*sqlstore.Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Tracer = queryTracer(trace)
+	db := stdlib.OpenDB(*cfg)
+	s, err := open(ctx, db)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// queryTracer passes each query's SQL and arguments to a function.
+type queryTracer func(sql string, args []any)
+
+func (t queryTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	t(d.SQL, d.Args)
+	return ctx
+}
+
+func (queryTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}

@@ -216,6 +216,14 @@ func (s *Store) postIn(ctx context.Context, m *mcpgate.Message, body []byte, a p
 	return delivered, nil
 }
 
+// The queries below check that a message's in_reply_to is a chat_message
+// of its channel with a subquery that finds that message by its primary
+// key alone and answers true, false, or NULL when there is none (which a
+// WHERE takes as false). As an EXISTS whose WHERE also named the channel,
+// PostgreSQL could plan it on messages_channel_seq, and a generic plan
+// made while the table was small kept that index: every reply then read
+// its whole channel (575 buffers a post in an 8 × 1,500 load).
+
 // postOneQuery checks a message's target as insertQuery does (channel $2,
 // of agent $3 unless it is empty; in_reply_to $5), takes the agent's next
 // seq, inserts the message with it and, for a final reply or a cancel,
@@ -225,7 +233,7 @@ func (s *Store) postIn(ctx context.Context, m *mcpgate.Message, body []byte, a p
 // it, like a claim, locks the agent's counter before a message's row.
 const postOneQuery = `WITH t AS (SELECT c.agent_id, c.skill FROM channels c
 		WHERE c.id = $2 AND ($3 = '' OR c.agent_id = $3) AND (CAST($5 AS TEXT) IS NULL
-		OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $5 AND r.channel_id = $2 AND r.type = 'chat_message'))),
+		OR (SELECT r.channel_id = $2 AND r.type = 'chat_message' FROM messages r WHERE r.id = $5))),
 	s AS (INSERT INTO message_seqs (agent_id, seq) SELECT agent_id, 1 FROM t
 		ON CONFLICT (agent_id) DO UPDATE SET seq = message_seqs.seq + 1 RETURNING seq),
 	a AS (UPDATE messages SET acked_at = COALESCE(acked_at, $10) WHERE $11 AND id = $5 AND EXISTS (SELECT 1 FROM s))
@@ -366,7 +374,7 @@ func (s *Store) insertMessage(ctx context.Context, m *mcpgate.Message, body []by
 // checkedChannel is the channel row c of the check queries: channel $2
 // when it is of agent $3 and $1, when not NULL, is a chat_message of it.
 const checkedChannel = ` FROM channels c WHERE c.id = $2 AND c.agent_id = $3
-	AND ($1 IS NULL OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $1 AND r.channel_id = $2 AND r.type = 'chat_message'))`
+	AND ($1 IS NULL OR (SELECT r.channel_id = $2 AND r.type = 'chat_message' FROM messages r WHERE r.id = $1))`
 
 // checkQuery returns the skill of the checked channel.
 const checkQuery = `SELECT c.skill` + checkedChannel
@@ -500,7 +508,7 @@ func (s *Store) noteInserted(m *mcpgate.Message, delivered bool) {
 const (
 	targetedValues = `$1, CAST($2 AS BIGINT), c.id, c.agent_id, c.skill, $5, CAST($6 AS TEXT), $7, $8, $9, $10, CAST($11 AS BIGINT)`
 	targetedWhere  = `c.id = $3 AND c.agent_id = $4 AND (CAST($6 AS TEXT) IS NULL
-		OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $6 AND r.channel_id = $3 AND r.type = 'chat_message'))`
+		OR (SELECT r.channel_id = $3 AND r.type = 'chat_message' FROM messages r WHERE r.id = $6))`
 )
 
 // insertQuery inserts a message from its channel, returning its skill and
