@@ -76,3 +76,9 @@ var _ sqlstore.SkipLocker = dialect{}
 // SkipsLocked reports true: PostgreSQL has FOR UPDATE SKIP LOCKED, so a
 // claim locks only the rows it takes and never waits for another's.
 func (dialect) SkipsLocked() bool { return true }
+
+var _ sqlstore.TupleIDer = dialect{}
+
+// TupleID is ctid: the Store updates rows it found by key through their
+// tuple IDs (sqlstore.TupleIDer).
+func (dialect) TupleID() string { return "ctid" }

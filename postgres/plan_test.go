@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -15,40 +16,97 @@ import (
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
 )
 
-// The statements that check a reply's in_reply_to (a chat_message of the
-// reply's channel) find that message by its primary key, even under a
-// generic plan made while the table was empty, as pgx's cached statements
-// get: an EXISTS naming the channel too was planned on
-// messages_channel_seq there, and every reply then read its whole channel.
-func TestInReplyToFoundByPrimaryKey(t *testing.T) {
+// The statements of an agent's round trip (post, claim, renew, reply,
+// release, the reads of a channel) reach the rows they need through an
+// index that leads to them, even under a generic plan made while the
+// messages table was empty, which is what pgx's cached statements get on
+// a new database. Before, such plans had the claim's update join its
+// picks by a scan of the whole table, renewals and releases scan all of
+// the agent's messages (messages_agent_id_seq_key), and the reply's check
+// of in_reply_to read its whole channel (messages_channel_seq).
+func TestRoundTripPlansReadNoRange(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Database(t, pgtest.Admin(t))
 	var mu sync.Mutex
-	checks := map[string][]any{} // statements reading messages r, with their arguments
+	var opened bool              // the migrations ran: trace from now on
+	traced := map[string][]any{} // statements on messages, with their arguments
 	s, err := postgres.OpenTraced(ctx, dsn, func(q string, args []any) {
-		if strings.Contains(q, "FROM messages r") {
-			mu.Lock()
-			checks[q] = statementArgs(args)
-			mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		if opened && strings.Contains(q, "messages") {
+			traced[q] = statementArgs(args)
 		}
 	})
 	mustDo(t, err)
 	t.Cleanup(func() { mustDo(t, s.Close()) })
+	mu.Lock()
+	opened = true
+	mu.Unlock()
+	roundTrip(t, s)
+	if len(traced) < 6 {
+		t.Fatalf("%d statements on messages traced, want the round trip's 6 or more", len(traced))
+	}
+	for q, args := range traced {
+		if bad := rangeRead(q, genericPlan(t, dsn, q, args)); bad != "" {
+			t.Errorf("the generic plan of\n%s\n%s", q, bad)
+		}
+	}
+}
+
+// rangeRead says how plan, q's, reads more rows than q needs, or "".
+func rangeRead(q, plan string) string {
+	switch {
+	case strings.Contains(plan, "Seq Scan on message"):
+		return "reads a whole table:\n" + plan
+	case strings.Contains(q, "FROM messages r") && (strings.Contains(plan, "messages_channel_seq") || !strings.Contains(plan, "messages_pkey")):
+		return "finds in_reply_to other than by its key:\n" + plan
+	case strings.HasPrefix(strings.TrimSpace(q), "WITH h AS") && strings.Contains(plan, "messages_agent_id_seq_key"):
+		return "scans the agent's messages:\n" + plan
+	case strings.HasPrefix(strings.TrimSpace(q), "UPDATE messages SET delivered_at"):
+		return "updates held messages without finding them by key first:\n" + plan
+	}
+	return ""
+}
+
+// roundTrip runs an agent's round trip on s: two chat_messages posted and
+// claimed, one renewed and answered with a delta and a reply, the other
+// released, and the channel and the reply read.
+func roundTrip(t *testing.T, s mcpgate.Store) {
+	ctx := context.Background()
 	u := &mcpgate.User{Name: "alice", PasswordHash: "x", Source: mcpgate.SourceCLI}
 	mustDo(t, s.CreateUser(ctx, u))
 	mustDo(t, s.CreateAgent(ctx, &mcpgate.Agent{ID: "weather", Name: "Weather", OwnerID: u.ID, Source: mcpgate.SourceAPI}))
 	mustDo(t, s.CreateChannel(ctx, &mcpgate.Channel{ID: "ch-1", AgentID: "weather", Skill: "chat", Owner: "user:" + u.ID}))
 	chat := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:" + u.ID}
+	other := &mcpgate.Message{ChannelID: "ch-1", Type: mcpgate.MessageChat, Sender: "user:" + u.ID}
 	mustDo(t, s.PostMessage(ctx, chat))
-	mustDo(t, s.PostMessage(ctx, &mcpgate.Message{ChannelID: "ch-1", AgentID: "weather", Type: mcpgate.MessageReply, InReplyTo: chat.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "sunny"}}))
-	if len(checks) == 0 {
-		t.Fatal("no statement checked the reply's in_reply_to")
+	mustDo(t, s.PostMessage(ctx, other))
+	now := time.Now().Truncate(time.Microsecond)
+	claimed, err := s.ClaimMessages(ctx, "weather", "", now, time.Minute, 10)
+	mustDo(t, err)
+	if len(claimed) != 2 {
+		t.Fatalf("claimed %d messages, want 2", len(claimed))
 	}
-	for q, args := range checks {
-		if plan := genericPlan(t, dsn, q, args); strings.Contains(plan, "messages_channel_seq") || !strings.Contains(plan, "messages_pkey") {
-			t.Errorf("the generic plan of\n%s\nreads messages r by:\n%s", q, plan)
-		}
+	renewed, err := s.RenewMessages(ctx, "weather", map[string]time.Time{chat.ID: now}, now.Add(time.Second))
+	mustDo(t, err)
+	if len(renewed) != 1 || renewed[0] != chat.ID {
+		t.Fatalf("renewed %v, want %s", renewed, chat.ID)
 	}
+	reply := func(typ mcpgate.MessageType) *mcpgate.Message {
+		return &mcpgate.Message{ChannelID: "ch-1", AgentID: "weather", Type: typ, InReplyTo: chat.ID, Sender: "agent:weather", Body: mcpgate.MessageBody{Text: "sunny"}}
+	}
+	mustDo(t, s.PostMessage(ctx, reply(mcpgate.MessageReplyDelta)))
+	mustDo(t, s.PostMessage(ctx, reply(mcpgate.MessageReply)))
+	mustDo(t, s.ReleaseMessages(ctx, "weather", map[string]time.Time{other.ID: now}))
+	again, err := s.ClaimMessages(ctx, "weather", "", now.Add(2*time.Second), time.Minute, 10)
+	mustDo(t, err)
+	if len(again) != 1 || again[0].ID != other.ID {
+		t.Fatalf("claimed %v after the release, want %s", again, other.ID)
+	}
+	_, err = s.ListMessages(ctx, "ch-1", 0, 10)
+	mustDo(t, err)
+	_, err = s.FindReply(ctx, chat.ID)
+	mustDo(t, err)
 }
 
 // genericPlan returns PostgreSQL's generic plan of q run with args, as

@@ -60,12 +60,20 @@ func inboxOf(agent, skill string) string {
 // which PostgreSQL answers through messages_inbox in seq order: it visits
 // the agent's calls in flight older than the messages it takes. It has no
 // messages_claimable (migration 00021 says why).
+//
+// The update finds the rows it picked by their tuple IDs, which nobody
+// else can change while the statement holds the rows' locks. Joined by
+// id instead, PostgreSQL's generic plan made while the table was empty
+// (pgx caches each connection's statements) read the whole table for
+// every claim. A row updated between the statement's snapshot and its
+// lock is locked as its newest version, which the update does not see:
+// the claim leaves it, and the next one takes it.
 func claimSkipLockedQuery(limit int) string {
-	return `WITH picked AS (SELECT id AS pid FROM messages
+	return `WITH picked AS (SELECT ctid AS tid FROM messages
 		WHERE ` + inboxOf("$2", "$4") + ` AND (delivered_at IS NULL OR delivered_at <= $3)
 		ORDER BY seq` + limitClause(limit) + ` FOR UPDATE SKIP LOCKED)
 	UPDATE messages SET delivered_at = $1, attempts = attempts + 1
-	FROM picked WHERE id = picked.pid
+	FROM picked WHERE ctid = picked.tid
 	AND acked_at IS NULL AND (delivered_at IS NULL OR delivered_at <= $3)
 	RETURNING ` + messageColumns
 }
@@ -180,12 +188,13 @@ func (s *Store) ReleaseMessages(ctx context.Context, agentID string, held map[st
 // set's own arguments $2 on.
 func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]time.Time, set string, setArgs []any, fn func(*sql.Rows) error) error {
 	args := append([]any{agentID}, setArgs...)
-	var match []string
+	var match, ids []string
 	for id, at := range held {
 		args = append(args, id, micros(at))
 		match = append(match, fmt.Sprintf("(id = $%d AND delivered_at = $%d)", len(args)-1, len(args)))
+		ids = append(ids, fmt.Sprintf("$%d", len(args)-1))
 	}
-	q := `UPDATE messages SET ` + set + ` WHERE agent_id = $1 AND acked_at IS NULL AND (` + strings.Join(match, " OR ") + `) RETURNING id`
+	q := heldUpdate(tupleID(s.d), set, strings.Join(ids, ", "), strings.Join(match, " OR "))
 	return s.withTx(ctx, func(tx *Store) error {
 		if _, err := tx.write.ExecContext(ctx, `UPDATE message_seqs SET seq = seq WHERE agent_id = $1`, agentID); err != nil {
 			return fmt.Errorf("lock: %w", err)
@@ -196,6 +205,25 @@ func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]ti
 		}
 		return fn(rows)
 	})
+}
+
+// heldUpdate is withHeld's statement: "UPDATE messages SET <set>" on the
+// unacknowledged messages of agent $1 that match (each held message's ID
+// and delivery time), returning their IDs. With a tuple ID column tid it
+// first finds the messages by their IDs (ids, the parameters holding
+// them) and updates them through tid: planned on a small table, a
+// condition on agent_id beside the IDs could be answered by scanning
+// messages_agent_id_seq_key. A message updated by another transaction
+// between the two is left (its new version has another tuple ID): every
+// such update acknowledges it or delivers it anew, after which match no
+// longer holds either.
+func heldUpdate(tid, set, ids, match string) string {
+	where := `agent_id = $1 AND acked_at IS NULL AND (` + match + `)`
+	if tid == "" {
+		return `UPDATE messages SET ` + set + ` WHERE ` + where + ` RETURNING id`
+	}
+	return `WITH h AS MATERIALIZED (SELECT ` + tid + ` AS t FROM messages WHERE id IN (` + ids + `))
+	UPDATE messages SET ` + set + ` FROM h WHERE ` + tid + ` = h.t AND ` + where + ` RETURNING id`
 }
 
 // AckMessage marks a message to the agent's workers acknowledged, keeping
