@@ -209,29 +209,36 @@ func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]ti
 
 // heldUpdate is withHeld's statement: "UPDATE messages SET <set>" on the
 // unacknowledged messages of agent $1 that match (each held message's ID
-// and delivery time), returning their IDs. With a tuple ID column tid it
-// first finds the messages by their IDs (ids, the parameters holding
-// them) and updates them through tid: planned on a small table, a
-// condition on agent_id beside the IDs could be answered by scanning
-// messages_agent_id_seq_key. A message updated by another transaction
-// between the two is left (its new version has another tuple ID): every
-// such update acknowledges it or delivers it anew, after which match no
-// longer holds either.
+// and delivery time), returning their IDs; ids are the parameters holding
+// the IDs.
 func heldUpdate(tid, set, ids, match string) string {
-	where := `agent_id = $1 AND acked_at IS NULL AND (` + match + `)`
+	return updateByID(tid, set, ids, `agent_id = $1 AND acked_at IS NULL AND (`+match+`)`, ` RETURNING id`)
+}
+
+// updateByID returns "UPDATE messages SET <set> WHERE <where><tail>" for
+// messages whose IDs are among ids (parameters, named in where too). With
+// a tuple ID column tid it first finds the messages by their IDs and
+// updates them through tid: planned on a small table, a condition on
+// agent_id beside the IDs could be answered by scanning
+// messages_agent_id_seq_key. A message another transaction updates
+// between the two is left (its new version has another tuple ID): every
+// such update acknowledges it or delivers it anew, after which where no
+// longer holds for it either.
+func updateByID(tid, set, ids, where, tail string) string {
 	if tid == "" {
-		return `UPDATE messages SET ` + set + ` WHERE ` + where + ` RETURNING id`
+		return `UPDATE messages SET ` + set + ` WHERE ` + where + tail
 	}
 	return `WITH h AS MATERIALIZED (SELECT ` + tid + ` AS t FROM messages WHERE id IN (` + ids + `))
-	UPDATE messages SET ` + set + ` FROM h WHERE ` + tid + ` = h.t AND ` + where + ` RETURNING id`
+	UPDATE messages SET ` + set + ` FROM h WHERE ` + tid + ` = h.t AND ` + where + tail
 }
 
 // AckMessage marks a message to the agent's workers acknowledged, keeping
 // the first acknowledgement's time. Returns ENOTFOUND if the agent has no
 // such message.
 func (s *Store) AckMessage(ctx context.Context, agentID, id string) error {
-	res, err := s.write.ExecContext(ctx, `UPDATE messages SET acked_at = COALESCE(acked_at, $3)
-		WHERE id = $1 AND agent_id = $2 AND type IN ('chat_message', 'cancel')`, id, agentID, micros(now()))
+	q := updateByID(tupleID(s.d), `acked_at = COALESCE(acked_at, $3)`, `$1`,
+		`id = $1 AND agent_id = $2 AND type IN ('chat_message', 'cancel')`, ``)
+	res, err := s.write.ExecContext(ctx, q, id, agentID, micros(now()))
 	if err != nil {
 		return fmt.Errorf("ack message %s: %w", id, err)
 	}
