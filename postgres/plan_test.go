@@ -17,14 +17,14 @@ import (
 )
 
 // The statements of an agent's round trip (post, claim, renew, reply,
-// release, acknowledgement, the reads of a channel) reach the rows they need through an
-// index that leads to them, even under a generic plan made while the
-// messages table was empty, which is what pgx's cached statements get on
-// a new database. Before, such plans had the claim's update join its
-// picks by a scan of the whole table, renewals, releases and
-// acknowledgements scan all of the agent's messages
-// (messages_agent_id_seq_key), and the reply's check
-// of in_reply_to read its whole channel (messages_channel_seq).
+// release, acknowledgement, the reads of a channel) reach the rows they
+// need through an index that leads to them, even under a generic plan
+// made while the messages table was empty, which is what pgx's cached
+// statements get on a new database. Before, such plans had the claim's
+// update join its picks by a scan of the whole table; renewals, releases
+// and acknowledgements scan all of the agent's messages
+// (messages_agent_id_seq_key); and the reply's check of in_reply_to read
+// its whole channel (messages_channel_seq).
 func TestRoundTripPlansReadNoRange(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Database(t, pgtest.Admin(t))
