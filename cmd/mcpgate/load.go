@@ -186,12 +186,7 @@ func runSessions(ctx context.Context, c *loadConfig, sessions []*loadSession, ev
 // print writes the report.
 func (r *loadResult) print(env *Env, c *loadConfig, cpu time.Duration) {
 	slices.Sort(r.latencies)
-	pct := func(p float64) time.Duration {
-		if len(r.latencies) == 0 {
-			return 0
-		}
-		return r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))]
-	}
+	pct := func(p float64) time.Duration { return percentile(r.latencies, p) }
 	w := env.Stdout
 	if c.method == "tools/list" {
 		fmt.Fprintf(w, "tools/list, every page, %d sessions, %s\n", c.sessions, r.elapsed.Round(time.Millisecond))

@@ -93,6 +93,9 @@ func runTurns(ctx context.Context, c *loadConfig, sessions []*loadSession, resul
 // turn that scripts read.
 func printTurns(w io.Writer, c *loadConfig, results []*loadResult) {
 	fmt.Fprintf(w, "tool %s, %d turns taken in turn, one call at a time, %s\n", c.tool, len(results), results[0].elapsed.Round(time.Millisecond))
+	for _, r := range results {
+		slices.Sort(r.latencies)
+	}
 	base := percentile(results[0].latencies, .5)
 	for i, r := range results {
 		p50 := percentile(r.latencies, .5)
@@ -105,12 +108,11 @@ func printTurns(w io.Writer, c *loadConfig, results []*loadResult) {
 	}
 }
 
-// percentile returns the p-th fraction of latencies, which it sorts; 0
-// when there are none.
+// percentile returns the p-th fraction of latencies, sorted; 0 when there
+// are none.
 func percentile(latencies []time.Duration, p float64) time.Duration {
 	if len(latencies) == 0 {
 		return 0
 	}
-	slices.Sort(latencies)
 	return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))]
 }
