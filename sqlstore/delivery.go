@@ -61,19 +61,23 @@ func inboxOf(agent, skill string) string {
 // the agent's calls in flight older than the messages it takes. It has no
 // messages_claimable (migration 00021 says why).
 //
-// The update finds the rows it picked by their tuple IDs, which nobody
-// else can change while the statement holds the rows' locks. Joined by
-// id instead, PostgreSQL's generic plan made while the table was empty
-// (pgx caches each connection's statements) read the whole table for
-// every claim. A row updated between the statement's snapshot and its
-// lock is locked as its newest version, which the update does not see:
-// the claim leaves it, and the next one takes it.
-func claimSkipLockedQuery(limit int) string {
-	return `WITH picked AS (SELECT ctid AS tid FROM messages
+// The update finds the rows it picked by key, their tuple IDs when the
+// engine has them (tid, see TupleIDer), which nobody else can change
+// while the statement holds the rows' locks. Joined by id instead,
+// PostgreSQL's generic plan made while the table was empty (pgx caches
+// each connection's statements) read the whole table for every claim. A
+// row updated between the statement's snapshot and its lock is locked as
+// its newest version, which the update does not see: the claim leaves
+// it, and the next one takes it.
+func claimSkipLockedQuery(limit int, tid string) string {
+	if tid == "" {
+		tid = "id"
+	}
+	return `WITH picked AS (SELECT ` + tid + ` AS k FROM messages
 		WHERE ` + inboxOf("$2", "$4") + ` AND (delivered_at IS NULL OR delivered_at <= $3)
 		ORDER BY seq` + limitClause(limit) + ` FOR UPDATE SKIP LOCKED)
 	UPDATE messages SET delivered_at = $1, attempts = attempts + 1
-	FROM picked WHERE ctid = picked.tid
+	FROM picked WHERE ` + tid + ` = picked.k
 	AND acked_at IS NULL AND (delivered_at IS NULL OR delivered_at <= $3)
 	RETURNING ` + messageColumns
 }
@@ -99,7 +103,7 @@ func (s *Store) ClaimMessages(ctx context.Context, agentID, skill string, now ti
 	var msgs []*mcpgate.Message
 	var err error
 	if skipsLocked(s.d) {
-		msgs, err = s.claim(ctx, claimSkipLockedQuery(limit), args)
+		msgs, err = s.claim(ctx, claimSkipLockedQuery(limit, tupleID(s.d)), args)
 	} else {
 		msgs, err = s.claimInTurn(ctx, claimQuery(limit), args)
 	}
@@ -194,7 +198,8 @@ func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]ti
 		match = append(match, fmt.Sprintf("(id = $%d AND delivered_at = $%d)", len(args)-1, len(args)))
 		ids = append(ids, fmt.Sprintf("$%d", len(args)-1))
 	}
-	q := heldUpdate(tupleID(s.d), set, strings.Join(ids, ", "), strings.Join(match, " OR "))
+	q := updateByID(tupleID(s.d), set, strings.Join(ids, ", "),
+		`agent_id = $1 AND acked_at IS NULL AND (`+strings.Join(match, " OR ")+`)`, ` RETURNING id`)
 	return s.withTx(ctx, func(tx *Store) error {
 		if _, err := tx.write.ExecContext(ctx, `UPDATE message_seqs SET seq = seq WHERE agent_id = $1`, agentID); err != nil {
 			return fmt.Errorf("lock: %w", err)
@@ -205,14 +210,6 @@ func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]ti
 		}
 		return fn(rows)
 	})
-}
-
-// heldUpdate is withHeld's statement: "UPDATE messages SET <set>" on the
-// unacknowledged messages of agent $1 that match (each held message's ID
-// and delivery time), returning their IDs; ids are the parameters holding
-// the IDs.
-func heldUpdate(tid, set, ids, match string) string {
-	return updateByID(tid, set, ids, `agent_id = $1 AND acked_at IS NULL AND (`+match+`)`, ` RETURNING id`)
 }
 
 // updateByID returns "UPDATE messages SET <set> WHERE <where><tail>" for
