@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mcpgate/mcpgate/sqlstore"
 )
 
@@ -37,13 +36,7 @@ func OpenTraced(ctx context.Context, dsn string, trace func(sql string, args []a
 		return nil, err
 	}
 	cfg.Tracer = queryTracer(trace)
-	db := stdlib.OpenDB(*cfg)
-	s, err := open(ctx, db)
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	return s, nil
+	return openConfig(ctx, cfg)
 }
 
 // queryTracer passes each query's SQL and arguments to a function.

@@ -33,6 +33,11 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres dsn: %w", err)
 	}
+	return openConfig(ctx, cfg)
+}
+
+// openConfig is Open with the connections' configuration parsed.
+func openConfig(ctx context.Context, cfg *pgx.ConnConfig) (*sqlstore.Store, error) {
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(MaxOpenConns)
 	db.SetMaxIdleConns(MaxIdleConns)
