@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent|latency]:
+# perf.sh [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent|latency|pgo]:
 # issue 16's benchmark suite. Prints every target figure as one table.
 # --only relay measures only the relayed figures (direct, then relayed).
 #
@@ -69,6 +69,10 @@
 # direct leg, the byte forwarder and the gateway (and OLD=BINARY's) called
 # in turn, call by call, ROUNDS runs (default 5) of --duration each
 # (run_latency says why).
+# --only pgo profiles a gateway under the relayed, REST, agent and
+# tools/list loads and writes the merged CPU profile to
+# cmd/mcpgate/default.pgo, which builds of the binary then optimize with
+# (profile-guided optimization; docs/performance.md says when to renew it).
 # --only rest measures only the REST figure: the minimal relay, then the
 # gateway, ROUNDS times (default 3); with OLD=BINARY a gateway of that
 # binary runs beside the new one, each round measuring the relay, the new
@@ -88,7 +92,7 @@ while [ $# -gt 0 ]; do
     --agent-wide) agent_wide=$2 ;;
     --postgres) pg=$2 ;;
     --only) only=$2 ;;
-    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent|latency]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--duration D] [--sessions N] [--relay-rate R] [--idle N] [--agent-calls N] [--agent-rate R] [--agent-wide W] [--postgres DSN] [--only relay|rest|agent|ab|ab-agent|latency|pgo]" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -402,6 +406,42 @@ run_ab() {
 if [ "$only" = ab ]; then
   [ -n "${OLD:-}" ] || { echo "$0: --only ab needs OLD=BINARY" >&2; exit 2; }
   run_ab
+  exit 0
+fi
+# pgo_leg NAME ARGS… runs `mcpgate load` ARGS… on the gateway started
+# last for PGO_SECONDS (default 10), while go tool pprof takes the
+# gateway's CPU profile of the same seconds into $work/NAME.pprof.
+pgo_leg() {
+  local name=$1 secs=${PGO_SECONDS:-10}; shift
+  echo "== pgo: $name" >&2
+  go tool pprof -proto -seconds "$secs" "http://$PPROF/debug/pprof/profile" >"$work/$name.pprof" 2>"$work/$name.pprof.err" &
+  local prof=$!
+  "$bin" load --duration "${secs}s" --pid "$gw_pid" "$@" >"$work/$name.load" 2>&1
+  wait $prof || { cat "$work/$name.pprof.err" >&2; return 1; }
+}
+# run_pgo profiles one gateway under each of the suite's hot paths (the
+# relayed call at one session and at --sessions, the REST call, the agent
+# round trip with e2e's echo worker, tools/list of 1,000 tools) and
+# merges the profiles into cmd/mcpgate/default.pgo, the profile that go
+# build and go run use for profile-guided optimization of the binary.
+run_pgo() {
+  go build -o "$work/testagent" ./e2e/testagent
+  { cat "$work/gateway.yaml"; echo "  - {id: echo, owner: bench, mcp_enabled: true, skills: [{name: echo, kind: agent, timeout: 30s}]}"; } >"$work/pgo.yaml"
+  PPROF=127.0.0.1:$(free_port)
+  start_gateway gateway "$work/pgo.yaml"
+  wait_tools gateway
+  start_worker gateway
+  local gw="http://127.0.0.1:$gw_port"
+  pgo_leg relay-1 --sessions 1 --url "$gw/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}'
+  pgo_leg relay --sessions "$sessions" --url "$gw/relay/mcp" --key "$gw_key" --tool test_simple_text --args '{}'
+  pgo_leg rest --sessions "$sessions" --url "$gw/rest/mcp" --key "$gw_key" --tool convert_units --args "$units"
+  pgo_leg agent --sessions 8 --url "$gw/echo/mcp" --key "$gw_key" --tool echo --args '{"message":"ping"}'
+  pgo_leg list --sessions 1 --url "$gw/many/mcp" --key "$gw_key" --method tools/list
+  go tool pprof -proto "$work"/*.pprof >cmd/mcpgate/default.pgo 2>"$work/merge.err" || { cat "$work/merge.err" >&2; return 1; }
+  echo "wrote cmd/mcpgate/default.pgo ($(wc -c <cmd/mcpgate/default.pgo) bytes) from $(ls "$work"/*.pprof | wc -l) profiles"
+}
+if [ "$only" = pgo ]; then
+  run_pgo
   exit 0
 fi
 
