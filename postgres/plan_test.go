@@ -2,7 +2,7 @@ package postgres_test
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 	"sync"
@@ -126,11 +126,15 @@ func genericPlan(t *testing.T, dsn, q string, args []any) string {
 	mustDo(t, err)
 	_, err = conn.ExecContext(ctx, "PREPARE checked AS "+q)
 	mustDo(t, err)
-	lits := make([]string, len(args))
-	for i, a := range args {
-		lits[i] = literal(t, a)
+	execute := "EXPLAIN EXECUTE checked"
+	if len(args) > 0 {
+		lits := make([]string, len(args))
+		for i, a := range args {
+			lits[i] = literal(t, a)
+		}
+		execute += "(" + strings.Join(lits, ", ") + ")"
 	}
-	rows, err := conn.QueryContext(ctx, "EXPLAIN EXECUTE checked("+strings.Join(lits, ", ")+")")
+	rows, err := conn.QueryContext(ctx, execute)
 	mustDo(t, err)
 	defer rows.Close()
 	var lines []string
@@ -164,12 +168,13 @@ func literal(t *testing.T, a any) string {
 		return "NULL"
 	case string:
 		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
-	case sql.NullString:
-		if !v.Valid {
-			return "NULL"
-		}
-		return literal(t, v.String)
-	case int, int64, bool:
+	case []byte:
+		return literal(t, string(v))
+	case driver.Valuer:
+		dv, err := v.Value()
+		mustDo(t, err)
+		return literal(t, dv)
+	case int, int32, int64, bool:
 		return fmt.Sprint(v)
 	}
 	t.Fatalf("no literal for argument %#v", a)

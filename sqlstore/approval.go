@@ -44,9 +44,10 @@ func (s *Store) FindApproval(ctx context.Context, id string) (*mcpgate.Approval,
 // FindApprovalByKey returns the newest approval of a call with the
 // idempotency key; ENOTFOUND if none.
 func (s *Store) FindApprovalByKey(ctx context.Context, identity, agentID, key string) (*mcpgate.Approval, error) {
-	a, err := scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals
-		WHERE identity = $1 AND agent_id = $2 AND idempotency_key = $3 AND idempotency_key <> ''
-		ORDER BY requested_at DESC, id DESC LIMIT 1`, identity, agentID, key))
+	q := selectByKey(tupleID(s.d), "approvals", approvalColumns,
+		`identity = $1 AND agent_id = $2 AND idempotency_key = $3 AND idempotency_key <> ''`,
+		` ORDER BY requested_at DESC, id DESC LIMIT 1`)
+	a, err := scanApproval(s.read.QueryRowContext(ctx, q, identity, agentID, key))
 	return approvalFound(a, err, key)
 }
 
@@ -113,10 +114,9 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d mcpgate.Decisio
 	if d.At.IsZero() {
 		d.At = now()
 	}
-	a, err := scanApproval(s.write.QueryRowContext(ctx, `UPDATE approvals
-		SET state = $2, reviewer = $3, reason = $4, decided_at = $5
-		WHERE id = $1 AND state = 'pending' RETURNING `+approvalColumns,
-		id, string(d.State), d.Reviewer, d.Reason, micros(d.At)))
+	q := updateByKey(tupleID(s.d), "approvals", `state = $2, reviewer = $3, reason = $4, decided_at = $5`,
+		`id = $1`, `state = 'pending'`, ` RETURNING `+approvalColumns)
+	a, err := scanApproval(s.write.QueryRowContext(ctx, q, id, string(d.State), d.Reviewer, d.Reason, micros(d.At)))
 	if !errors.Is(err, sql.ErrNoRows) {
 		return approvalFound(a, err, id)
 	}

@@ -67,11 +67,12 @@ func skipsLocked(d Dialect) bool {
 
 // TupleIDer is implemented by a Dialect whose engine names the version of
 // a row a statement read by a column of its own (PostgreSQL's ctid). The
-// Store then finds the rows an update needs by their key first and
-// updates them through that column, a plan that no statistics of the
-// table can turn into a scan of an index range: planned while the table
-// was small, as the cached statements of a new database are, the same
-// update could otherwise scan all of an agent's messages.
+// Store then finds the rows an update (or a lookup by key, see
+// selectByKey) needs by their key first and reaches them through that
+// column, a plan that no statistics of the table can turn into a scan of
+// an index range: planned while the table was small, as the cached
+// statements of a new database are, the same update could otherwise scan
+// all of an agent's messages.
 type TupleIDer interface {
 	TupleID() string
 }

@@ -48,9 +48,10 @@ func (s *Store) FindTask(ctx context.Context, id string) (*mcpgate.Task, error) 
 // FindTaskByKey returns the newest unexpired task of the caller's
 // idempotency key on the agent; ENOTFOUND if none.
 func (s *Store) FindTaskByKey(ctx context.Context, identity, agentID, key string, at time.Time) (*mcpgate.Task, error) {
-	t, err := scanTask(s.read.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks
-		WHERE identity = $1 AND agent_id = $2 AND idempotency_key = $3 AND idempotency_key <> '' AND expires_at > $4
-		ORDER BY created_at DESC, id DESC LIMIT 1`, identity, agentID, key, micros(at)))
+	q := selectByKey(tupleID(s.d), "tasks", taskColumns,
+		`identity = $1 AND agent_id = $2 AND idempotency_key = $3 AND idempotency_key <> '' AND expires_at > $4`,
+		` ORDER BY created_at DESC, id DESC LIMIT 1`)
+	t, err := scanTask(s.read.QueryRowContext(ctx, q, identity, agentID, key, micros(at)))
 	return taskFound(t, err, key)
 }
 
