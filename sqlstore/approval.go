@@ -61,9 +61,24 @@ func approvalFound(a *mcpgate.Approval, err error, what string) (*mcpgate.Approv
 	return a, nil
 }
 
-// ListApprovals returns the approvals f selects, newest first.
+// approvalListing lists approvals newest first.
+var approvalListing = listing{table: "approvals", columns: approvalColumns, column: "requested_at"}
+
+// ListApprovals returns the approvals f selects, newest first. The
+// approvals of one owner's agents are read agent by agent (see
+// ownerBranches).
 func (s *Store) ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
-	return s.listApprovals(ctx, approvalWhere(f), f.Limit)
+	b, err := s.ownerBranches(ctx, f.OwnerID, f.AgentID == "")
+	if err != nil {
+		return nil, fmt.Errorf("list approvals: %w", err)
+	}
+	if b.empty() {
+		return []*mcpgate.Approval{}, nil
+	}
+	if b.on {
+		f.OwnerID = "" // the branches are the owner's agents
+	}
+	return s.listApprovals(ctx, b, approvalWhere(f), f.Limit)
 }
 
 // ListReviewableApprovals returns the approvals f selects that user userID
@@ -77,7 +92,7 @@ func (s *Store) ListReviewableApprovals(ctx context.Context, userID string, f mc
 		OR EXISTS (SELECT 1 FROM skills s JOIN users u ON u.id = $%d
 			WHERE s.agent_id = approvals.agent_id AND s.name = approvals.skill AND %s))`,
 		n, n, s.d.JSONListHolds("s.spec", "approvers", "u.name")))
-	return s.listApprovals(ctx, w, f.Limit)
+	return s.listApprovals(ctx, agentBranches{}, w, f.Limit)
 }
 
 // approvalWhere turns a filter into a WHERE clause.
@@ -91,14 +106,12 @@ func approvalWhere(f mcpgate.ApprovalFilter) *where {
 	return w
 }
 
-// listApprovals returns the approvals w selects, newest first, at most
-// limit (0 means 100; at most 1000).
-func (s *Store) listApprovals(ctx context.Context, w *where, limit int) ([]*mcpgate.Approval, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals`+w.String()+
-		fmt.Sprintf(` ORDER BY requested_at DESC, id DESC LIMIT %d`, min(limit, 1000)), w.args...)
+// listApprovals returns the approvals w selects, newest first, read
+// through b, at most limit (see pageSize).
+func (s *Store) listApprovals(ctx context.Context, b agentBranches, w *where, limit int) ([]*mcpgate.Approval, error) {
+	limit = pageSize(limit)
+	q, args := b.query(approvalListing, w, limit)
+	rows, err := s.read.QueryContext(ctx, q+fmt.Sprintf(` LIMIT %d`, limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list approvals: %w", err)
 	}

@@ -116,14 +116,30 @@ func textOrNull(s string) any {
 	return s
 }
 
+// callListing lists the audit log newest first.
+var callListing = listing{table: "calls", columns: callColumns, column: "at"}
+
 // ListCalls returns the calls f selects, newest first, one page at a time.
+// The calls of one owner's agents are read agent by agent (see
+// ownerBranches).
 func (s *Store) ListCalls(ctx context.Context, f mcpgate.CallFilter) ([]*mcpgate.CallRecord, string, error) {
+	b, err := s.ownerBranches(ctx, f.OwnerID, f.AgentID == "")
+	if err != nil {
+		return nil, "", fmt.Errorf("list calls: %w", err)
+	}
+	if b.empty() {
+		return []*mcpgate.CallRecord{}, "", nil
+	}
+	if b.on {
+		f.OwnerID = "" // the branches are the owner's agents
+	}
 	w, err := callWhere(f)
 	if err != nil {
 		return nil, "", err
 	}
-	return listPage(ctx, s, "calls", `SELECT `+callColumns+` FROM calls`+w.String()+` ORDER BY at DESC, id DESC`,
-		w.args, f.Limit, scanCall, func(c *mcpgate.CallRecord) (time.Time, string) { return c.Time, c.ID })
+	q, args := b.query(callListing, w, pageSize(f.Limit)+1)
+	return listPage(ctx, s, "calls", q, args, f.Limit, scanCall,
+		func(c *mcpgate.CallRecord) (time.Time, string) { return c.Time, c.ID })
 }
 
 // CountCalls returns how many calls f selects, in one query, ignoring its

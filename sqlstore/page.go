@@ -11,22 +11,28 @@ import (
 	"github.com/mcpgate/mcpgate"
 )
 
-// Page sizes of the newest-first listings (calls, tasks).
+// Page sizes of the newest-first listings (calls, approvals, tasks).
 const (
 	defaultPage = 100
 	maxPage     = 1000
 )
 
+// pageSize returns how many rows a page asked for limit holds:
+// defaultPage when limit is unset, maxPage at most.
+func pageSize(limit int) int {
+	if limit <= 0 {
+		return defaultPage
+	}
+	return min(limit, maxPage)
+}
+
 // listPage runs query, a SELECT of the table's rows newest first by
-// (column, id), for one page of at most limit rows (defaultPage when
-// unset, maxPage at most), and returns them with the cursor of the next
-// page ("" on the last). at gives a row's time and id.
+// (column, id), for one page of at most limit rows (see pageSize), and
+// returns them with the cursor of the next page ("" on the last). at
+// gives a row's time and id.
 func listPage[T any](ctx context.Context, s *Store, what, query string, args []any, limit int,
 	scan func(scanner) (T, error), at func(T) (time.Time, string)) ([]T, string, error) {
-	if limit <= 0 {
-		limit = defaultPage
-	}
-	limit = min(limit, maxPage)
+	limit = pageSize(limit)
 	rows, err := s.read.QueryContext(ctx, query+fmt.Sprintf(` LIMIT %d`, limit+1), args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list %s: %w", what, err)

@@ -65,14 +65,30 @@ func taskFound(t *mcpgate.Task, err error, what string) (*mcpgate.Task, error) {
 	return t, nil
 }
 
+// taskListing lists tasks newest first.
+var taskListing = listing{table: "tasks", columns: taskColumns, column: "created_at"}
+
 // ListTasks returns the tasks f selects, newest first, one page at a time.
+// The tasks of one owner's agents, when the filter adds no identity's, are
+// read agent by agent (see ownerBranches).
 func (s *Store) ListTasks(ctx context.Context, f mcpgate.TaskFilter) ([]*mcpgate.Task, string, error) {
+	b, err := s.ownerBranches(ctx, f.OwnerID, f.AgentID == "" && f.Identity == "")
+	if err != nil {
+		return nil, "", fmt.Errorf("list tasks: %w", err)
+	}
+	if b.empty() {
+		return []*mcpgate.Task{}, "", nil
+	}
+	if b.on {
+		f.OwnerID = "" // the branches are the owner's agents
+	}
 	w, err := taskWhere(f)
 	if err != nil {
 		return nil, "", err
 	}
-	return listPage(ctx, s, "tasks", `SELECT `+taskColumns+` FROM tasks`+w.String()+` ORDER BY created_at DESC, id DESC`,
-		w.args, f.Limit, scanTask, func(t *mcpgate.Task) (time.Time, string) { return t.CreatedAt, t.ID })
+	q, args := b.query(taskListing, w, pageSize(f.Limit)+1)
+	return listPage(ctx, s, "tasks", q, args, f.Limit, scanTask,
+		func(t *mcpgate.Task) (time.Time, string) { return t.CreatedAt, t.ID })
 }
 
 // taskWhere turns a filter into a WHERE clause.

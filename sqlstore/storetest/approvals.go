@@ -15,6 +15,7 @@ func approvalTests() []test {
 		{"DecideOnce", testApprovalDecideOnce},
 		{"ConcurrentDecisions", testApprovalConcurrent},
 		{"List", testApprovalList},
+		{"ListOwnerAgents", testApprovalListOwnerAgents},
 		{"Reviewable", testApprovalReviewable},
 		{"ByKey", testApprovalByKey},
 		{"Expire", testApprovalExpire},

@@ -15,6 +15,8 @@ func callTests() []test {
 		{"ListFilters", testCallListFilters},
 		{"ListPages", testCallListPages},
 		{"ListOwner", testCallListOwner},
+		{"ListOwnerAgents", testCallListOwnerAgents},
+		{"ListManyAgents", testCallListManyAgents},
 		{"Count", testCallCount},
 		{"BadCursor", testCallBadCursor},
 		{"DeleteBefore", testCallDeleteBefore},

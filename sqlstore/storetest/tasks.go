@@ -16,6 +16,7 @@ func taskTests() []test {
 		{"Message", testTaskMessage},
 		{"ConcurrentEnds", testTaskConcurrentEnds},
 		{"List", testTaskList},
+		{"ListOwnerAgents", testTaskListOwnerAgents},
 		{"ByKey", testTaskByKey},
 		{"Stale", testTaskStale},
 		{"Expire", testTaskExpire},
