@@ -62,6 +62,7 @@ func mustFixture(tb testing.TB, adjust func(*ui.Options)) *fixture {
 		adjust(f.opts)
 	}
 	d := ui.New(f.opts)
+	tb.Cleanup(d.Close) // before the store's Close: cleanups run last first
 	f.ui = d
 	for _, p := range d.Paths() {
 		mux.Handle(p, d)

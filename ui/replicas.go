@@ -56,11 +56,19 @@ func (ps *pendingSet) mark(a *mcpgate.Approval) {
 }
 
 // followReplicas publishes the other replicas' approval events each time
-// wake fires, until it closes.
+// wake fires, until it closes or Close is called.
 func (h *Handler) followReplicas(wake <-chan struct{}) {
 	h.catchUp(false)
-	for range wake {
-		h.catchUp(true)
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case _, ok := <-wake:
+			if !ok {
+				return
+			}
+			h.catchUp(true)
+		}
 	}
 }
 

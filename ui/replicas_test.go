@@ -81,3 +81,50 @@ func TestApprovalsLiveAcrossReplicas(t *testing.T) {
 		t.Fatal("an approval asked for here was not signalled to the other replicas")
 	}
 }
+
+// heldStore is a Store whose first ListApprovals says so on entered and
+// then runs only once release is closed, whatever its context says, as a
+// SQLite statement being prepared does.
+type heldStore struct {
+	ui.Store
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (s *heldStore) ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
+	s.once.Do(func() {
+		close(s.entered)
+		<-s.release
+	})
+	return s.Store.ListApprovals(ctx, f)
+}
+
+// TestCloseWaitsForTheReplicasFollower: Close returns only once the
+// goroutine that follows the other replicas' approvals has ended, so that
+// none of its reads of the store outlives Close, after which the gateway
+// closes the store (a read that did reopened SQLite's files in a data dir
+// being removed).
+func TestCloseWaitsForTheReplicasFollower(t *testing.T) {
+	st := &heldStore{entered: make(chan struct{}), release: make(chan struct{})}
+	f := mustFixture(t, func(o *ui.Options) {
+		st.Store = o.Store
+		o.Store, o.Events, o.Signals = st, &hub{}, &signals{wake: make(chan struct{})}
+	})
+	<-st.entered // the follower's first read
+	closed := make(chan struct{})
+	go func() {
+		f.ui.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while the follower was still reading the store")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(st.release)
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return once the follower's read ended")
+	}
+}

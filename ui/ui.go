@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -81,10 +82,12 @@ type Handler struct {
 	mux   *http.ServeMux
 	live  *live
 	// pending and ctx follow the other replicas' approvals (replicas.go);
-	// stop ends that.
-	pending pendingSet
-	ctx     context.Context
-	stop    context.CancelFunc
+	// stop ends that, and following is the goroutine that does it, which
+	// Close waits for.
+	pending   pendingSet
+	ctx       context.Context
+	stop      context.CancelFunc
+	following sync.WaitGroup
 }
 
 // New returns the dashboard.
@@ -105,17 +108,22 @@ func New(opts *Options) *Handler {
 		h.opts.Events.OnApprovalDecided(h.local)
 	}
 	if h.opts.Events != nil && h.opts.Signals != nil {
-		go h.followReplicas(h.opts.Signals.Watch(h.ctx, ApprovalsTopic))
+		wake := h.opts.Signals.Watch(h.ctx, ApprovalsTopic)
+		h.following.Go(func() { h.followReplicas(wake) })
 	}
 	return h
 }
 
 // Close ends the open approval streams and refuses new ones, so that a
 // shutdown does not wait for them; the pages go on working (their script
-// polls).
+// polls). It returns once the following of the other replicas' approvals
+// has ended, so that none of its reads of the store outlives it: the
+// gateway closes the store after it, and a read still running then could
+// make SQLite's files anew in a data dir being removed.
 func (h *Handler) Close() {
 	h.stop()
 	h.live.close()
+	h.following.Wait()
 }
 
 // Paths returns the patterns the dashboard must be mounted under. They
