@@ -61,6 +61,10 @@ type Authenticator struct {
 
 	mu    sync.Mutex
 	cache map[keyHash]*cachedKey
+	// touches are the key-use writes in flight, which Close waits for;
+	// closed, under mu, stops new ones.
+	touches sync.WaitGroup
+	closed  bool
 }
 
 // keyHash is the SHA-256 of a key's secret, what the cache is keyed by:
@@ -228,21 +232,30 @@ func (a *Authenticator) store(hash keyHash, k *mcpgate.APIKey, now time.Time, ol
 // TouchEvery, so that the hot path never waits for a write.
 func (a *Authenticator) touch(c *cachedKey, now time.Time) {
 	a.mu.Lock()
-	due := now.Sub(c.touched) >= a.opts.TouchEvery
-	if due {
-		c.touched = now
-	}
-	a.mu.Unlock()
-	if !due {
+	defer a.mu.Unlock()
+	if a.closed || now.Sub(c.touched) < a.opts.TouchEvery {
 		return
 	}
-	go func(id string) {
+	c.touched = now
+	id := c.key.ID
+	a.touches.Go(func() { // under mu, so that no write starts once Close waits
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := a.keys.TouchKey(ctx, id, now); err != nil {
 			a.opts.Logger.Warn("record key use", "key", id, "err", err)
 		}
-	}(c.key.ID)
+	})
+}
+
+// Close waits for the records of key use still being written, so that
+// none reaches the store after the caller closes it. Keys still
+// authenticate after it, but their use is no longer recorded.
+func (a *Authenticator) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	a.touches.Wait()
+	return nil
 }
 
 // Forget drops a cached key so that a revocation made in this process takes

@@ -437,3 +437,48 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// heldKeys is a Keys store whose TouchKey waits for release.
+type heldKeys struct {
+	fakeKeys
+	entered, release chan struct{}
+}
+
+func (s *heldKeys) TouchKey(ctx context.Context, id string, at time.Time) error {
+	close(s.entered)
+	<-s.release
+	return s.fakeKeys.TouchKey(ctx, id, at)
+}
+
+// TestCloseWaitsForTouches: Close returns only once the record of a key's
+// use being written has been, so that the caller may close the store
+// after it; and a key used after Close is no longer recorded.
+func TestCloseWaitsForTouches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		keys := &heldKeys{entered: make(chan struct{}), release: make(chan struct{})}
+		a := NewAuthenticator(keys, &Options{TouchEvery: time.Nanosecond})
+		_, secret := keys.add(mcpgate.KeyUser, "u1", "")
+		mustAuthenticate(t, a, secret)
+		<-keys.entered
+		closed := false
+		go func() {
+			_ = a.Close()
+			closed = true
+		}()
+		synctest.Wait()
+		if closed {
+			t.Fatal("Close returned while a key's use was being written")
+		}
+		close(keys.release)
+		synctest.Wait()
+		if !closed {
+			t.Fatal("Close did not return once the write ended")
+		}
+		time.Sleep(time.Second)
+		mustAuthenticate(t, a, secret) // a second touch would close entered again: a panic
+		synctest.Wait()
+		if n := len(keys.touchTimes()); n != 1 {
+			t.Errorf("touches = %d, want 1 (none after Close)", n)
+		}
+	})
+}

@@ -96,7 +96,7 @@ func (w *healthWriter) called() {
 	}
 	w.mu.Unlock()
 	if due {
-		go w.update(context.Background(), func(*mcpgate.SkillHealth) bool { return true })
+		w.m.goWrite(func() { w.update(context.Background(), func(*mcpgate.SkillHealth) bool { return true }) })
 	}
 }
 
@@ -119,5 +119,15 @@ func (w *healthWriter) update(ctx context.Context, change func(h *mcpgate.SkillH
 	defer cancel()
 	if err := w.m.health.PutSkillHealth(ctx, &h); err != nil {
 		w.m.log.Debug("upstream health not written", "agent", h.AgentID, "skill", h.Skill, "err", err)
+	}
+}
+
+// goWrite runs write on a goroutine of its own, which Close waits for; it
+// runs nothing once Close has begun.
+func (m *Manager) goWrite(write func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.closed {
+		m.writes.Go(write) // under mu, so that no write starts once Close waits
 	}
 }

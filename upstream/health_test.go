@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpgate/mcpgate"
 )
@@ -39,6 +40,35 @@ func TestCalledDoesNotWaitForWrite(t *testing.T) {
 		done.Store(true)
 	}()
 	waitFor(t, "a call recorded during a stalled write", done.Load)
+}
+
+// Close waits for a call's health write in progress, so that none reaches
+// the store after it; a call recorded after Close writes nothing.
+func TestCloseWaitsForHealthWrite(t *testing.T) {
+	store := &stalledHealth{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	m := New(&Options{Health: store, Logger: quietLogger()})
+	var w healthWriter
+	w.init(m, &mcpgate.Skill{AgentID: "agent1", Name: "s1"})
+	w.called()
+	<-store.entered
+	var closed atomic.Bool
+	go func() {
+		_ = m.Close()
+		closed.Store(true)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if closed.Load() {
+		t.Fatal("Close returned while a health write was in progress")
+	}
+	close(store.release)
+	waitFor(t, "Close once the write ended", closed.Load)
+	w.lastWrite = time.Time{} // due again
+	w.called()
+	select {
+	case <-store.entered:
+		t.Error("a call recorded after Close wrote its health")
+	case <-time.After(100 * time.Millisecond):
+	}
 }
 
 // recordingHealth is a SkillHealthStore that keeps the last write.

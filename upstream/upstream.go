@@ -72,6 +72,10 @@ type Manager struct {
 	clientName    string
 	clientVersion string
 
+	// writes are the health writes in flight (goWrite), which Close waits
+	// for: none may reach the store after it.
+	writes sync.WaitGroup
+
 	mu     sync.Mutex
 	links  map[linkKey]*link
 	closed bool
@@ -198,7 +202,8 @@ func (m *Manager) CloseSession(sessionID string) {
 }
 
 // Close stops every connection, killing stdio servers with their process
-// groups, and waits until they are gone.
+// groups, and waits until they are gone, and until the skills' health
+// writes in flight have ended.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
@@ -213,5 +218,6 @@ func (m *Manager) Close() error {
 	for _, t := range m.plain {
 		t.CloseIdleConnections()
 	}
+	m.writes.Wait()
 	return nil
 }

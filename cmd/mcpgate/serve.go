@@ -18,6 +18,7 @@ import (
 	"github.com/mcpgate/mcpgate/agentkit"
 	"github.com/mcpgate/mcpgate/api"
 	"github.com/mcpgate/mcpgate/audit"
+	"github.com/mcpgate/mcpgate/auth"
 	"github.com/mcpgate/mcpgate/auth/oauth"
 	"github.com/mcpgate/mcpgate/bus"
 	"github.com/mcpgate/mcpgate/config"
@@ -108,6 +109,7 @@ type Main struct {
 	upstream *upstream.Manager
 	audit    *audit.Log
 	ui       *ui.Handler
+	authn    *auth.Authenticator // Close waits for its writes of key use
 	// demoWorker answers the demo's agent skill in-process (--demo only).
 	demoWorker *agentkit.Worker
 	http       *front
@@ -461,6 +463,9 @@ func (m *Main) Close() error {
 		}
 	}
 	m.workers.Wait()
+	if m.authn != nil {
+		errs = append(errs, m.authn.Close()) // after the last request: its key's use is written
+	}
 	if m.shutdownTracer != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -118,6 +118,7 @@ func (m *Main) subscribe(hub *events.Hub) {
 // surface, which calls through caller (the same gateway as the transport).
 func (m *Main) newServer(caller handsai.Caller, b *bus.Bus, met *metrics.Metrics, hub *events.Hub) (*server.Server, error) {
 	authn := auth.NewAuthenticator(m.store, &auth.Options{Logger: m.logger, Tokens: m.oauth})
+	m.authn = authn
 	return server.New(&server.Options{
 		Store: m.store, Tables: m.registry, Auth: authn,
 		HandsAI: handsai.New(&handsai.Options{Tables: m.registry, Caller: caller, Logger: m.logger}),
