@@ -68,15 +68,12 @@ var approvalListing = listing{table: "approvals", columns: approvalColumns, colu
 // approvals of one owner's agents are read agent by agent (see
 // ownerBranches).
 func (s *Store) ListApprovals(ctx context.Context, f mcpgate.ApprovalFilter) ([]*mcpgate.Approval, error) {
-	b, err := s.ownerBranches(ctx, f.OwnerID, f.AgentID == "")
+	b, err := s.ownerBranches(ctx, &f.OwnerID, f.AgentID == "")
 	if err != nil {
 		return nil, fmt.Errorf("list approvals: %w", err)
 	}
 	if b.empty() {
 		return []*mcpgate.Approval{}, nil
-	}
-	if b.on {
-		f.OwnerID = "" // the branches are the owner's agents
 	}
 	return s.listApprovals(ctx, b, approvalWhere(f), f.Limit)
 }

@@ -123,15 +123,12 @@ var callListing = listing{table: "calls", columns: callColumns, column: "at"}
 // The calls of one owner's agents are read agent by agent (see
 // ownerBranches).
 func (s *Store) ListCalls(ctx context.Context, f mcpgate.CallFilter) ([]*mcpgate.CallRecord, string, error) {
-	b, err := s.ownerBranches(ctx, f.OwnerID, f.AgentID == "")
+	b, err := s.ownerBranches(ctx, &f.OwnerID, f.AgentID == "")
 	if err != nil {
 		return nil, "", fmt.Errorf("list calls: %w", err)
 	}
 	if b.empty() {
 		return []*mcpgate.CallRecord{}, "", nil
-	}
-	if b.on {
-		f.OwnerID = "" // the branches are the owner's agents
 	}
 	w, err := callWhere(f)
 	if err != nil {

@@ -42,11 +42,14 @@ type agentBranches struct {
 	agents []string
 }
 
-// ownerBranches returns the branches of a listing of the rows of ownerID's
-// agents; off when ownerID is empty, when branch is false (the filter
-// names one agent, whose index leads to its rows, or selects rows besides
-// the owner's), or when the owner has more than maxAgentBranches agents.
-func (s *Store) ownerBranches(ctx context.Context, ownerID string, branch bool) (agentBranches, error) {
+// ownerBranches returns the branches of a listing of the rows of
+// *ownerID's agents, and clears *ownerID when they are on (the branches
+// select the owner's rows); off when *ownerID is empty, when branch is
+// false (the filter names one agent, whose index leads to its rows, or
+// selects rows besides the owner's), or when the owner has more than
+// maxAgentBranches agents.
+func (s *Store) ownerBranches(ctx context.Context, owner *string, branch bool) (agentBranches, error) {
+	ownerID := *owner
 	if ownerID == "" || !branch {
 		return agentBranches{}, nil
 	}
@@ -59,7 +62,11 @@ func (s *Store) ownerBranches(ctx context.Context, ownerID string, branch bool) 
 	if err != nil {
 		return agentBranches{}, fmt.Errorf("agents of %s: %w", ownerID, err)
 	}
-	return agentBranches{on: len(agents) <= maxAgentBranches, agents: agents}, nil
+	b := agentBranches{on: len(agents) <= maxAgentBranches, agents: agents}
+	if b.on {
+		*owner = ""
+	}
+	return b, nil
 }
 
 // empty reports whether the listing selects no row: it is branched and

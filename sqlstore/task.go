@@ -72,15 +72,12 @@ var taskListing = listing{table: "tasks", columns: taskColumns, column: "created
 // The tasks of one owner's agents, when the filter adds no identity's, are
 // read agent by agent (see ownerBranches).
 func (s *Store) ListTasks(ctx context.Context, f mcpgate.TaskFilter) ([]*mcpgate.Task, string, error) {
-	b, err := s.ownerBranches(ctx, f.OwnerID, f.AgentID == "" && f.Identity == "")
+	b, err := s.ownerBranches(ctx, &f.OwnerID, f.AgentID == "" && f.Identity == "")
 	if err != nil {
 		return nil, "", fmt.Errorf("list tasks: %w", err)
 	}
 	if b.empty() {
 		return []*mcpgate.Task{}, "", nil
-	}
-	if b.on {
-		f.OwnerID = "" // the branches are the owner's agents
 	}
 	w, err := taskWhere(f)
 	if err != nil {
