@@ -4,13 +4,15 @@ package sqlstore
 // empty, as pgx's cached statements of a new database are, may answer a
 // key's condition beside others through the index of the others, and so
 // read every row of that index's range: a decision on an approval
-// scanned every pending approval (approvals_state_deadline), and the
-// lookups of an idempotency key every approval of its agent or task of
-// its caller. With a tuple ID column (see TupleIDer) the Store finds such
-// rows by their key alone first, in a materialized WITH clause, and
-// reaches them through their tuple IDs, a plan no statistics of the table
-// turn into a scan of a range. Without one the statements are as they
-// would be written by hand.
+// scanned every pending approval (approvals_state_deadline), the lookups
+// of an idempotency key every approval of its agent or task of its
+// caller, and a renewal, release or acknowledgement of held messages all
+// of the agent's messages (messages_agent_id_seq_key). With a tuple ID
+// column (see TupleIDer) the Store finds such rows by their key alone
+// first, in a materialized WITH clause, and reaches them through their
+// tuple IDs, a plan no statistics of the table turn into a scan of a
+// range. Without one the statements are as they would be written by
+// hand.
 
 // keyedRows returns a WITH clause that materializes as k(t) the tuple IDs
 // (column tid) of the rows of table where key holds.
@@ -23,7 +25,8 @@ func keyedRows(tid, table, key string) string {
 // alone and updates those where cond holds through tid. A row another
 // transaction updates between the two is left, its new version having
 // another tuple ID; every caller's cond no longer holds for it then
-// either (it was decided, finished or taken over).
+// either (it was decided, or a message was acknowledged or delivered
+// anew).
 func updateByKey(tid, table, set, key, cond, tail string) string {
 	if tid == "" {
 		return `UPDATE ` + table + ` SET ` + set + ` WHERE ` + key + ` AND ` + cond + tail

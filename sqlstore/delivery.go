@@ -198,7 +198,7 @@ func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]ti
 		match = append(match, fmt.Sprintf("(id = $%d AND delivered_at = $%d)", len(args)-1, len(args)))
 		ids = append(ids, fmt.Sprintf("$%d", len(args)-1))
 	}
-	q := updateByID(tupleID(s.d), set, strings.Join(ids, ", "),
+	q := updateByKey(tupleID(s.d), "messages", set, `id IN (`+strings.Join(ids, ", ")+`)`,
 		`agent_id = $1 AND acked_at IS NULL AND (`+strings.Join(match, " OR ")+`)`, ` RETURNING id`)
 	return s.withTx(ctx, func(tx *Store) error {
 		if _, err := tx.write.ExecContext(ctx, `UPDATE message_seqs SET seq = seq WHERE agent_id = $1`, agentID); err != nil {
@@ -212,29 +212,12 @@ func (s *Store) withHeld(ctx context.Context, agentID string, held map[string]ti
 	})
 }
 
-// updateByID returns "UPDATE messages SET <set> WHERE <where><tail>" for
-// messages whose IDs are among ids (parameters, named in where too). With
-// a tuple ID column tid it first finds the messages by their IDs and
-// updates them through tid: planned on a small table, a condition on
-// agent_id beside the IDs could be answered by scanning
-// messages_agent_id_seq_key. A message another transaction updates
-// between the two is left (its new version has another tuple ID): every
-// such update acknowledges it or delivers it anew, after which where no
-// longer holds for it either.
-func updateByID(tid, set, ids, where, tail string) string {
-	if tid == "" {
-		return `UPDATE messages SET ` + set + ` WHERE ` + where + tail
-	}
-	return `WITH h AS MATERIALIZED (SELECT ` + tid + ` AS t FROM messages WHERE id IN (` + ids + `))
-	UPDATE messages SET ` + set + ` FROM h WHERE ` + tid + ` = h.t AND ` + where + tail
-}
-
 // AckMessage marks a message to the agent's workers acknowledged, keeping
 // the first acknowledgement's time. Returns ENOTFOUND if the agent has no
 // such message.
 func (s *Store) AckMessage(ctx context.Context, agentID, id string) error {
-	q := updateByID(tupleID(s.d), `acked_at = COALESCE(acked_at, $3)`, `$1`,
-		`id = $1 AND agent_id = $2 AND type IN ('chat_message', 'cancel')`, ``)
+	q := updateByKey(tupleID(s.d), "messages", `acked_at = COALESCE(acked_at, $3)`, `id = $1`,
+		`agent_id = $2 AND type IN ('chat_message', 'cancel')`, ``)
 	res, err := s.write.ExecContext(ctx, q, id, agentID, micros(now()))
 	if err != nil {
 		return fmt.Errorf("ack message %s: %w", id, err)
