@@ -3,12 +3,10 @@ package postgres_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
-	"github.com/mcpgate/mcpgate/postgres"
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
 	"github.com/mcpgate/mcpgate/sqlstore"
 )
@@ -29,27 +27,10 @@ import (
 // owner's agents; now one branch per agent, through its index). The scans
 // allowed below say why each is kept.
 func TestStorePlansReadNoRange(t *testing.T) {
-	ctx := context.Background()
 	dsn := pgtest.Database(t, pgtest.Admin(t))
-	var mu sync.Mutex
-	var op string                          // the operation running, "" before and after
-	traced := map[string]tracedStatement{} // statements on grown tables
-	s, err := postgres.OpenTraced(ctx, dsn, func(q string, args []any) {
-		mu.Lock()
-		defer mu.Unlock()
-		if op != "" && onGrownTable(q) {
-			traced[q] = tracedStatement{op: op, args: statementArgs(args)}
-		}
-	})
-	mustDo(t, err)
-	t.Cleanup(func() { mustDo(t, s.Close()) })
-	storeOps(t, s, func(name string) {
-		mu.Lock()
-		defer mu.Unlock()
-		op = name
-	})
-	mu.Lock()
-	defer mu.Unlock()
+	s, log := openTraced(t, dsn, onGrownTable)
+	storeOps(t, s, log.during)
+	traced := log.statements()
 	if len(traced) < 60 {
 		t.Fatalf("%d statements on grown tables traced, want 60 or more", len(traced))
 	}
@@ -69,12 +50,6 @@ func TestStorePlansReadNoRange(t *testing.T) {
 			t.Errorf("allowed read %q of %q (%s) no longer happens: remove it", a.scan, a.statement, a.reason)
 		}
 	}
-}
-
-// tracedStatement is a statement's operation and its last arguments.
-type tracedStatement struct {
-	op   string
-	args []any
 }
 
 // grownTables are the tables that grow with use.

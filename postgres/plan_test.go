@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/postgres"
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
+	"github.com/mcpgate/mcpgate/sqlstore"
 )
 
 // The statements of an agent's round trip (post, claim, renew, reply,
@@ -26,32 +28,69 @@ import (
 // (messages_agent_id_seq_key); and the reply's check of in_reply_to read
 // its whole channel (messages_channel_seq).
 func TestRoundTripPlansReadNoRange(t *testing.T) {
-	ctx := context.Background()
 	dsn := pgtest.Database(t, pgtest.Admin(t))
-	var mu sync.Mutex
-	var opened bool              // the migrations ran: trace from now on
-	traced := map[string][]any{} // statements on messages, with their arguments
-	s, err := postgres.OpenTraced(ctx, dsn, func(q string, args []any) {
-		mu.Lock()
-		defer mu.Unlock()
-		if opened && strings.Contains(q, "messages") {
-			traced[q] = statementArgs(args)
-		}
-	})
-	mustDo(t, err)
-	t.Cleanup(func() { mustDo(t, s.Close()) })
-	mu.Lock()
-	opened = true
-	mu.Unlock()
+	s, log := openTraced(t, dsn, func(q string) bool { return strings.Contains(q, "messages") })
+	log.during("round trip")
 	roundTrip(t, s)
+	log.during("")
+	traced := log.statements()
 	if len(traced) < 6 {
 		t.Fatalf("%d statements on messages traced, want the round trip's 6 or more", len(traced))
 	}
-	for q, args := range traced {
-		if bad := rangeRead(q, genericPlan(t, dsn, q, args)); bad != "" {
+	for q, st := range traced {
+		if bad := rangeRead(q, genericPlan(t, dsn, q, st.args)); bad != "" {
 			t.Errorf("the generic plan of\n%s\n%s", q, bad)
 		}
 	}
+}
+
+// statementLog records the statements a traced store sends while an
+// operation runs (see during) and keep accepts, with the operation's name
+// and their last arguments.
+type statementLog struct {
+	keep func(q string) bool
+	mu   sync.Mutex
+	op   string // the operation running; "" records nothing
+	seen map[string]tracedStatement
+}
+
+// tracedStatement is a statement's operation and its last arguments.
+type tracedStatement struct {
+	op   string
+	args []any
+}
+
+// openTraced opens a store on dsn (its migrations run unrecorded) and
+// returns it with the log of the statements keep accepts.
+func openTraced(t *testing.T, dsn string, keep func(q string) bool) (*sqlstore.Store, *statementLog) {
+	l := &statementLog{keep: keep, seen: map[string]tracedStatement{}}
+	s, err := postgres.OpenTraced(context.Background(), dsn, l.trace)
+	mustDo(t, err)
+	t.Cleanup(func() { mustDo(t, s.Close()) })
+	return s, l
+}
+
+// trace records q with args, when an operation runs and keep accepts it.
+func (l *statementLog) trace(q string, args []any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.op != "" && l.keep(q) {
+		l.seen[q] = tracedStatement{op: l.op, args: statementArgs(args)}
+	}
+}
+
+// during names the operation that runs from now on; "" ends recording.
+func (l *statementLog) during(op string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.op = op
+}
+
+// statements returns the statements recorded so far.
+func (l *statementLog) statements() map[string]tracedStatement {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.seen)
 }
 
 // rangeRead says how plan, q's, reads more rows than q needs, or "".
