@@ -58,21 +58,32 @@ func newestFirst[T any](rows []T, at func(T) (time.Time, string)) []string {
 // callAt returns a call's time and ID.
 func callAt(c *mcpgate.CallRecord) (time.Time, string) { return c.Time, c.ID }
 
-// listAllCalls returns the IDs of the calls f lists over all its pages.
-func listAllCalls(t *testing.T, s mcpgate.Store, f mcpgate.CallFilter) []string {
+// allPages returns the IDs of the rows list returns over all its pages:
+// list is called with the cursor "" first, then with each next one.
+func allPages[T any](t *testing.T, list func(cursor string) ([]T, string, error), at func(T) (time.Time, string)) []string {
 	t.Helper()
 	ids := []string{}
-	for {
-		page, next, err := s.ListCalls(context.Background(), f)
+	for cursor := ""; ; {
+		page, next, err := list(cursor)
 		must(t, err)
-		for _, c := range page {
-			ids = append(ids, c.ID)
+		for _, row := range page {
+			_, id := at(row)
+			ids = append(ids, id)
 		}
 		if next == "" {
 			return ids
 		}
-		f.Cursor = next
+		cursor = next
 	}
+}
+
+// listAllCalls returns the IDs of the calls f lists over all its pages.
+func listAllCalls(t *testing.T, s mcpgate.Store, f mcpgate.CallFilter) []string {
+	t.Helper()
+	return allPages(t, func(cursor string) ([]*mcpgate.CallRecord, string, error) {
+		f.Cursor = cursor
+		return s.ListCalls(context.Background(), f)
+	}, callAt)
 }
 
 // testCallListOwnerAgents pages through the calls of an owner's three
@@ -138,18 +149,10 @@ func taskAt(k *mcpgate.Task) (time.Time, string) { return k.CreatedAt, k.ID }
 // listAllTasks returns the IDs of the tasks f lists over all its pages.
 func listAllTasks(t *testing.T, s mcpgate.Store, f mcpgate.TaskFilter) []string {
 	t.Helper()
-	ids := []string{}
-	for {
-		page, next, err := s.ListTasks(context.Background(), f)
-		must(t, err)
-		for _, k := range page {
-			ids = append(ids, k.ID)
-		}
-		if next == "" {
-			return ids
-		}
-		f.Cursor = next
-	}
+	return allPages(t, func(cursor string) ([]*mcpgate.Task, string, error) {
+		f.Cursor = cursor
+		return s.ListTasks(context.Background(), f)
+	}, taskAt)
 }
 
 // testTaskListOwnerAgents pages through the tasks of the agents of an
