@@ -12,7 +12,10 @@
 #     call waits behind another;
 #     and, for reference, the same through scripts/forward (a byte
 #     forwarder that parses nothing: the floor of any process in the
-#     middle on this machine);
+#     middle on this machine); at one session also through
+#     scripts/mcprelay, the plainest MCP relay (decode the envelope,
+#     relay, answer; nothing checked or recorded), on net/http and on the
+#     gateway's own h1;
 #     then the fixture called directly and through the gateway again,
 #     both paced at --relay-rate calls/s in all (load --rate; 0 skips
 #     them): a process's CPU per call depends on how many calls it serves
@@ -66,9 +69,10 @@
 # --only agent measures only the agent round trip on SQLite, closed loop
 # and paced, with the floor right before it.
 # --only latency measures one session's relayed latency added: the
-# direct leg, the byte forwarder and the gateway (and OLD=BINARY's) called
-# in turn, call by call, ROUNDS runs (default 5) of --duration each
-# (run_latency says why).
+# direct leg, the byte forwarder, scripts/mcprelay (the plainest MCP relay,
+# on net/http and on h1) and the gateway (and OLD=BINARY's) called in turn,
+# call by call, ROUNDS runs (default 5) of --duration each (run_latency
+# says why).
 # --only pgo profiles a gateway under the relayed, REST, agent and
 # tools/list loads and writes the merged CPU profile to
 # cmd/mcpgate/default.pgo, which builds of the binary then optimize with
@@ -102,6 +106,7 @@ source scripts/bench.sh "$sessions" "$duration" # $work, $bin, free_port, wait_p
 go build -o "$work/fixture" github.com/modelcontextprotocol/go-sdk/conformance/everything-server
 go build -o "$work/relay" ./scripts/relay
 go build -o "$work/forward" ./scripts/forward
+go build -o "$work/mcprelay" ./scripts/mcprelay
 go build -o "$work/agentfloor" ./scripts/agentfloor
 
 # field NAME FILE prints the value of NAME=… on the file's summary line.
@@ -465,24 +470,29 @@ run_latency() {
   fi
   echo
   echo "issue 16 latency added at one session, the legs in turn call by call, $duration a run, $(nproc) cores"
-  echo "| run | load average | direct p50 µs | forwarder added | gateway added |${OLD:+ old gateway added |}"
-  echo "|---|---|---|---|---|${OLD:+---|}"
+  echo "| run | load average | direct p50 µs | forwarder added | plainest relay added, net/http | plainest relay added, h1 | gateway added |${OLD:+ old gateway added |}"
+  echo "|---|---|---|---|---|---|---|${OLD:+---|}"
   latency_runs "${ROUNDS:-5}" latency_row
-  echo "| median | | $(turn_median direct p50_us) | $(turn_median forwarder added_us) | $(turn_median gateway added_us) |${OLD:+ $(turn_median old added_us) |}"
+  echo "| median | | $(turn_median direct p50_us) | $(turn_median forwarder added_us) | $(turn_median mcprelay added_us) | $(turn_median mcprelay-h1 added_us) | $(turn_median gateway added_us) |${OLD:+ $(turn_median old added_us) |}"
 }
 # latency_row I prints run I's row of run_latency's table.
 latency_row() {
   echo "| $1 | $(cut -d' ' -f1-3 /proc/loadavg) | $(turn_field direct p50_us "$1") | $(turn_field forwarder added_us "$1") |" \
-    "$(turn_field gateway added_us "$1") |${OLD:+ $(turn_field old added_us "$1") |}"
+    "$(turn_field mcprelay added_us "$1") | $(turn_field mcprelay-h1 added_us "$1") | $(turn_field gateway added_us "$1") |${OLD:+ $(turn_field old added_us "$1") |}"
 }
-# latency_turns starts a byte forwarder to the fixture and sets $turns to
-# the --turn flags of the direct leg, the forwarder and the gateway
-# started last.
+# latency_turns starts a byte forwarder and the plainest MCP relay (on
+# net/http and on h1) to the fixture, and sets $turns to the --turn flags
+# of the direct leg, those three and the gateway started last.
 latency_turns() {
   "$work/forward" "127.0.0.1:$upstream" 2>"$work/forward.err" &
-  local fwd
+  local fwd mr mrh
   fwd=$(wait_addr $! "$work/forward.err")
+  "$work/mcprelay" "http://127.0.0.1:$upstream/mcp" 2>"$work/mcprelay.err" &
+  mr=$(wait_addr $! "$work/mcprelay.err")
+  "$work/mcprelay" -h1 "http://127.0.0.1:$upstream/mcp" 2>"$work/mcprelay-h1.err" &
+  mrh=$(wait_addr $! "$work/mcprelay-h1.err")
   turns=(--turn "direct http://127.0.0.1:$upstream/mcp none" --turn "forwarder http://$fwd/mcp none"
+    --turn "mcprelay http://$mr/mcp none" --turn "mcprelay-h1 http://$mrh/mcp none"
     --turn "gateway http://127.0.0.1:$gw_port/relay/mcp $gw_key")
 }
 # latency_runs N [ROW] warms the processes of $turns up, then makes N runs
@@ -560,7 +570,8 @@ if [ "$only" = relay ]; then
 fi
 # The latency added with no queue: one session each, the fixture called
 # directly, through the byte forwarder (the floor of any process in the
-# middle, at that moment) and relayed, in turn (run_latency says why).
+# middle, at that moment), through the plainest MCP relay and relayed, in
+# turn (run_latency says why).
 latency_turns
 latency_runs 3
 run rest --url "http://127.0.0.1:$gw_port/rest/mcp" --key "$gw_key" --tool convert_units --args "$units" --pid "$gw_pid"
@@ -593,6 +604,9 @@ echo "|---|---|---|"
 relay_row relayed "$sessions sessions"
 echo "| relayed tools/call: p50 latency added, 1 session (no queue), legs in turn, median of 3 runs | $(turn_median gateway added_us) µs (runs: $(turn_field gateway added_us 1), $(turn_field gateway added_us 2), $(turn_field gateway added_us 3)) | ≤ 150 µs |"
 echo "| byte forwarder (the floor): p50 latency added, 1 session, in the same runs | $(turn_median forwarder added_us) µs (runs: $(turn_field forwarder added_us 1), $(turn_field forwarder added_us 2), $(turn_field forwarder added_us 3)) | (reference) |"
+for t in mcprelay:net/http mcprelay-h1:h1; do
+  echo "| the plainest MCP relay on ${t#*:} (scripts/mcprelay): p50 latency added, 1 session, in the same runs | $(turn_median "${t%%:*}" added_us) µs (runs: $(turn_field "${t%%:*}" added_us 1), $(turn_field "${t%%:*}" added_us 2), $(turn_field "${t%%:*}" added_us 3)) | (reference) |"
+done
 paced_rows
 floor_rows
 echo "| REST tools/call: gateway CPU / minimal relay CPU per call | $(ratio "$g_cpu" "$b_cpu")× ($g_cpu / $b_cpu µs) | ≤ 1.3× |"
