@@ -150,8 +150,16 @@ func roundTrip(t *testing.T, s mcpgate.Store) {
 }
 
 // genericPlan returns PostgreSQL's generic plan of q run with args, as
-// EXPLAIN prints it.
+// EXPLAIN prints it: the plan made without the arguments' values, which a
+// cached statement runs with once its first few runs found it no costlier.
 func genericPlan(t *testing.T, dsn, q string, args []any) string {
+	t.Helper()
+	return explain(t, dsn, "force_generic_plan", q, args)
+}
+
+// explain returns PostgreSQL's plan of q run with args under mode, a
+// plan_cache_mode, as EXPLAIN prints it.
+func explain(t *testing.T, dsn, mode, q string, args []any) string {
 	t.Helper()
 	ctx := context.Background()
 	cfg, err := pgx.ParseConfig(dsn)
@@ -161,7 +169,7 @@ func genericPlan(t *testing.T, dsn, q string, args []any) string {
 	conn, err := db.Conn(ctx)
 	mustDo(t, err)
 	defer conn.Close()
-	_, err = conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan")
+	_, err = conn.ExecContext(ctx, "SET plan_cache_mode = "+mode)
 	mustDo(t, err)
 	_, err = conn.ExecContext(ctx, "PREPARE checked AS "+q)
 	mustDo(t, err)

@@ -65,12 +65,19 @@ func (s *Store) MoveFile(ctx context.Context, id, from, to, sha string) error {
 	return mcpgate.Errorf(mcpgate.ECONFLICT, "file %q is not %s", id, from)
 }
 
+// sweepFilesQuery deletes due files and returns them (its RETURNING list
+// follows): those that never became ready, past their expiry, through
+// files_unready_expires_at, and ready ones made before the retention,
+// through files_created_at. The status is a literal, not a parameter, so
+// that both engines see the first condition implies the partial index's.
+const sweepFilesQuery = `DELETE FROM files WHERE id IN (SELECT id FROM files
+	WHERE (status <> '` + mcpgate.FileReady + `' AND expires_at < $1) OR (status = '` + mcpgate.FileReady + `' AND created_at < $2) LIMIT $3)
+	RETURNING `
+
 // SweepFiles deletes at most limit due files in one statement and returns
 // them; replicas sweeping at once each get the rows they deleted.
 func (s *Store) SweepFiles(ctx context.Context, now, readyBefore time.Time, limit int) ([]*mcpgate.File, error) {
-	rows, err := s.write.QueryContext(ctx, `DELETE FROM files WHERE id IN (SELECT id FROM files
-		WHERE (status <> $1 AND expires_at < $2) OR (status = $1 AND created_at < $3) LIMIT $4)
-		RETURNING `+fileColumns, mcpgate.FileReady, micros(now), micros(readyBefore), limit)
+	rows, err := s.write.QueryContext(ctx, sweepFilesQuery+fileColumns, micros(now), micros(readyBefore), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sweep files: %w", err)
 	}

@@ -234,13 +234,23 @@ func scanAttempt(sc scanner) (*mcpgate.WebhookAttempt, error) {
 	return &a, nil
 }
 
+// The statements of the webhook retention sweep: a batch of finished
+// deliveries, oldest first (webhook_deliveries_finished, partial on the
+// literal condition), and the old events no delivery names any more
+// (webhook_events_created_at, and webhook_deliveries_event for each).
+const (
+	finishedDeliveriesQuery = `SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1
+		ORDER BY created_at LIMIT $2`
+	orphanEventsQuery = `DELETE FROM webhook_events WHERE created_at < $1
+		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`
+)
+
 // DeleteDeliveriesBefore deletes a batch of finished deliveries made
 // before before, their logs, and the events left without deliveries.
 func (s *Store) DeleteDeliveriesBefore(ctx context.Context, before time.Time, limit int) (int64, error) {
 	var n int64
 	err := s.withTx(ctx, func(tx *Store) error {
-		rows, err := tx.write.QueryContext(ctx, `SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1
-			ORDER BY created_at LIMIT $2`, micros(before), limit)
+		rows, err := tx.write.QueryContext(ctx, finishedDeliveriesQuery, micros(before), limit)
 		if err != nil {
 			return err
 		}
@@ -255,8 +265,7 @@ func (s *Store) DeleteDeliveriesBefore(ctx context.Context, before time.Time, li
 			}
 		}
 		n = int64(len(ids))
-		_, err = tx.write.ExecContext(ctx, `DELETE FROM webhook_events WHERE created_at < $1
-			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`, micros(before))
+		_, err = tx.write.ExecContext(ctx, orphanEventsQuery, micros(before))
 		return err
 	})
 	if err != nil {

@@ -76,3 +76,33 @@ func TestInboxQueriesSearchClaimable(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepsSearchTheirRows: the periodic sweeps of files and of finished
+// webhook deliveries reach the rows they delete through indexes, never by
+// reading the whole of files, webhook_deliveries or webhook_events.
+func TestSweepsSearchTheirRows(t *testing.T) {
+	db := mustMigratedDB(t)
+	for _, c := range []struct {
+		name, query string
+		args        []any
+		want        []string
+	}{
+		{"files", sweepFilesQuery + "id", []any{1, 2, 3}, []string{
+			"USING INDEX files_unready_expires_at (expires_at<?)", "USING INDEX files_created_at (status=? AND created_at<?)"}},
+		{"deliveries", finishedDeliveriesQuery, []any{1, 2}, []string{"USING INDEX webhook_deliveries_finished (created_at<?)"}},
+		{"events", orphanEventsQuery, []any{1}, []string{
+			"USING INDEX webhook_events_created_at (created_at<?)", "USING COVERING INDEX webhook_deliveries_event (event_id=?)"}},
+	} {
+		p := plan(t, db, c.query, c.args...)
+		for _, w := range c.want {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s: plan %s, want %s", c.name, p, w)
+			}
+		}
+		for _, table := range []string{"files", "webhook_deliveries", "webhook_events", " d"} {
+			if strings.Contains(p, "SCAN "+strings.TrimSpace(table)) {
+				t.Errorf("%s: plan %s reads the whole of %s", c.name, p, table)
+			}
+		}
+	}
+}
