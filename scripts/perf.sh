@@ -14,8 +14,8 @@
 #     forwarder that parses nothing: the floor of any process in the
 #     middle on this machine); at one session also through
 #     scripts/mcprelay, the plainest MCP relay (decode the envelope,
-#     relay, answer; nothing checked or recorded), on net/http and on the
-#     gateway's own h1;
+#     relay, answer; nothing checked or recorded), on net/http, on the
+#     gateway's own h1, and with HTTP/1.1 and the envelope by hand (-raw);
 #     then the fixture called directly and through the gateway again,
 #     both paced at --relay-rate calls/s in all (load --rate; 0 skips
 #     them): a process's CPU per call depends on how many calls it serves
@@ -70,7 +70,7 @@
 # and paced, with the floor right before it.
 # --only latency measures one session's relayed latency added: the
 # direct leg, the byte forwarder, scripts/mcprelay (the plainest MCP relay,
-# on net/http and on h1) and the gateway (and OLD=BINARY's) called in turn,
+# on net/http, on h1 and by hand) and the gateway (and OLD=BINARY's) called in turn,
 # call by call, ROUNDS runs (default 5) of --duration each (run_latency
 # says why).
 # --only pgo profiles a gateway under the relayed, REST, agent and
@@ -470,30 +470,31 @@ run_latency() {
   fi
   echo
   echo "issue 16 latency added at one session, the legs in turn call by call, $duration a run, $(nproc) cores"
-  echo "| run | load average | direct p50 µs | forwarder added | plainest relay added, net/http | plainest relay added, h1 | gateway added |${OLD:+ old gateway added |}"
-  echo "|---|---|---|---|---|---|---|${OLD:+---|}"
+  echo "| run | load average | direct p50 µs | forwarder added | plainest relay added: net/http | h1 | by hand | gateway added |${OLD:+ old gateway added |}"
+  echo "|---|---|---|---|---|---|---|---|${OLD:+---|}"
   latency_runs "${ROUNDS:-5}" latency_row
-  echo "| median | | $(turn_median direct p50_us) | $(turn_median forwarder added_us) | $(turn_median mcprelay added_us) | $(turn_median mcprelay-h1 added_us) | $(turn_median gateway added_us) |${OLD:+ $(turn_median old added_us) |}"
+  echo "| median | | $(turn_median direct p50_us) | $(turn_median forwarder added_us) | $(turn_median mcprelay added_us) | $(turn_median mcprelay-h1 added_us) | $(turn_median mcprelay-raw added_us) | $(turn_median gateway added_us) |${OLD:+ $(turn_median old added_us) |}"
 }
 # latency_row I prints run I's row of run_latency's table.
 latency_row() {
   echo "| $1 | $(cut -d' ' -f1-3 /proc/loadavg) | $(turn_field direct p50_us "$1") | $(turn_field forwarder added_us "$1") |" \
-    "$(turn_field mcprelay added_us "$1") | $(turn_field mcprelay-h1 added_us "$1") | $(turn_field gateway added_us "$1") |${OLD:+ $(turn_field old added_us "$1") |}"
+    "$(turn_field mcprelay added_us "$1") | $(turn_field mcprelay-h1 added_us "$1") | $(turn_field mcprelay-raw added_us "$1") |" \
+    "$(turn_field gateway added_us "$1") |${OLD:+ $(turn_field old added_us "$1") |}"
 }
 # latency_turns starts a byte forwarder and the plainest MCP relay (on
-# net/http and on h1) to the fixture, and sets $turns to the --turn flags
-# of the direct leg, those three and the gateway started last.
+# net/http, on h1 and by hand) to the fixture, and sets $turns to the
+# --turn flags of the direct leg, those four and the gateway started last.
 latency_turns() {
   "$work/forward" "127.0.0.1:$upstream" 2>"$work/forward.err" &
-  local fwd mr mrh
+  local fwd flag addr
   fwd=$(wait_addr $! "$work/forward.err")
-  "$work/mcprelay" "http://127.0.0.1:$upstream/mcp" 2>"$work/mcprelay.err" &
-  mr=$(wait_addr $! "$work/mcprelay.err")
-  "$work/mcprelay" -h1 "http://127.0.0.1:$upstream/mcp" 2>"$work/mcprelay-h1.err" &
-  mrh=$(wait_addr $! "$work/mcprelay-h1.err")
-  turns=(--turn "direct http://127.0.0.1:$upstream/mcp none" --turn "forwarder http://$fwd/mcp none"
-    --turn "mcprelay http://$mr/mcp none" --turn "mcprelay-h1 http://$mrh/mcp none"
-    --turn "gateway http://127.0.0.1:$gw_port/relay/mcp $gw_key")
+  turns=(--turn "direct http://127.0.0.1:$upstream/mcp none" --turn "forwarder http://$fwd/mcp none")
+  for flag in "" -h1 -raw; do
+    "$work/mcprelay" $flag "http://127.0.0.1:$upstream/mcp" 2>"$work/mcprelay$flag.err" &
+    addr=$(wait_addr $! "$work/mcprelay$flag.err")
+    turns+=(--turn "mcprelay$flag http://$addr/mcp none")
+  done
+  turns+=(--turn "gateway http://127.0.0.1:$gw_port/relay/mcp $gw_key")
 }
 # latency_runs N [ROW] warms the processes of $turns up, then makes N runs
 # of --duration into $work/latency-1…N, calling function ROW with the
@@ -604,8 +605,8 @@ echo "|---|---|---|"
 relay_row relayed "$sessions sessions"
 echo "| relayed tools/call: p50 latency added, 1 session (no queue), legs in turn, median of 3 runs | $(turn_median gateway added_us) µs (runs: $(turn_field gateway added_us 1), $(turn_field gateway added_us 2), $(turn_field gateway added_us 3)) | ≤ 150 µs |"
 echo "| byte forwarder (the floor): p50 latency added, 1 session, in the same runs | $(turn_median forwarder added_us) µs (runs: $(turn_field forwarder added_us 1), $(turn_field forwarder added_us 2), $(turn_field forwarder added_us 3)) | (reference) |"
-for t in mcprelay:net/http mcprelay-h1:h1; do
-  echo "| the plainest MCP relay on ${t#*:} (scripts/mcprelay): p50 latency added, 1 session, in the same runs | $(turn_median "${t%%:*}" added_us) µs (runs: $(turn_field "${t%%:*}" added_us 1), $(turn_field "${t%%:*}" added_us 2), $(turn_field "${t%%:*}" added_us 3)) | (reference) |"
+for t in "mcprelay:on net/http" "mcprelay-h1:on h1" "mcprelay-raw:with HTTP/1.1 and the envelope by hand"; do
+  echo "| the plainest MCP relay ${t#*:} (scripts/mcprelay): p50 latency added, 1 session, in the same runs | $(turn_median "${t%%:*}" added_us) µs (runs: $(turn_field "${t%%:*}" added_us 1), $(turn_field "${t%%:*}" added_us 2), $(turn_field "${t%%:*}" added_us 3)) | (reference) |"
 done
 paced_rows
 floor_rows

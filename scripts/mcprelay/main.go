@@ -12,6 +12,9 @@
 // h1), as on the gateway's plain-HTTP legs, and a reply's event stream is
 // parked after its answer, as the gateway does; without, net/http's server
 // and transport, the stream read to its end after the answer is sent.
+// With -raw, no general-purpose layer at all (raw.go): HTTP/1.1 and the
+// envelope by hand on net.Conn, the floor of a relay that parses what it
+// relays.
 package main
 
 import (
@@ -44,14 +47,12 @@ const maxBody = 4 << 20
 
 func main() {
 	useH1 := flag.Bool("h1", false, "serve and call upstream with the gateway's own HTTP/1.1 (package h1)")
+	raw := flag.Bool("raw", false, "read and write HTTP/1.1 and the envelope by hand, one upstream connection a client connection")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		log.Fatal("usage: mcprelay [-h1] UPSTREAM_MCP_URL")
+	if flag.NArg() != 1 || *useH1 && *raw {
+		log.Fatal("usage: mcprelay [-h1 | -raw] UPSTREAM_MCP_URL")
 	}
-	rl := &relay{url: flag.Arg(0), client: newClient(*useH1)}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err := rl.connect(ctx)
-	cancel()
+	run, err := start(flag.Arg(0), *useH1, *raw)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,7 +60,23 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Fatal(serve(ln, rl, *useH1))
+	log.Fatal(run(ln))
+}
+
+// start readies the relay to the MCP server at upstream (the upstream
+// session opened, but for -raw, which opens one per client connection)
+// and returns the function that serves a listener with it.
+func start(upstream string, useH1, raw bool) (func(net.Listener) error, error) {
+	if raw {
+		return func(ln net.Listener) error { return serveRaw(ln, upstream) }, nil
+	}
+	rl := &relay{url: upstream, client: newClient(useH1)}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rl.connect(ctx); err != nil {
+		return nil, err
+	}
+	return func(ln net.Listener) error { return serve(ln, rl, useH1) }, nil
 }
 
 // newClient returns the upstream's HTTP client: h1's transport, or

@@ -9,20 +9,19 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestRelay relays initialize, a notification, a tool's result, a tool
-// error and a JSON-RPC error through both kinds of the relay, to an upstream
+// error and a JSON-RPC error through the three kinds of the relay, to an upstream
 // that answers with event streams and to one that answers with JSON, and
 // checks that every answer carries the caller's own id.
 func TestRelay(t *testing.T) {
 	for _, json := range []bool{false, true} {
 		up := upstream(t, json)
-		for _, useH1 := range []bool{false, true} {
-			url := startRelay(t, up, useH1)
+		for _, stack := range []string{"net/http", "h1", "raw"} {
+			url := startRelay(t, up, stack)
 			for _, tc := range []struct{ body, status, want string }{
 				{`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}`, "200", `{"jsonrpc":"2.0","id":"i","result":{"protocolVersion":"2025-11-25"`},
 				{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "202", ``},
@@ -32,7 +31,7 @@ func TestRelay(t *testing.T) {
 			} {
 				status, got := post(t, url, tc.body)
 				if status != tc.status || !strings.HasPrefix(got, tc.want) {
-					t.Errorf("json %v, h1 %v: %s: got %s %s, want %s %s…", json, useH1, tc.body, status, got, tc.status, tc.want)
+					t.Errorf("json %v, %s: %s: got %s %s, want %s %s…", json, stack, tc.body, status, got, tc.status, tc.want)
 				}
 			}
 		}
@@ -74,14 +73,12 @@ func upstream(t *testing.T, json bool) string {
 	return srv.URL
 }
 
-// startRelay connects a relay to the upstream at up and serves it on a
-// loopback port; it returns the relay's URL.
-func startRelay(t *testing.T, up string, useH1 bool) string {
+// startRelay starts a relay on stack ("net/http", "h1" or "raw") to the
+// upstream at up, served on a loopback port; it returns the relay's URL.
+func startRelay(t *testing.T, up, stack string) string {
 	t.Helper()
-	rl := &relay{url: up, client: newClient(useH1)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := rl.connect(ctx); err != nil {
+	run, err := start(up, stack == "h1", stack == "raw")
+	if err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -89,7 +86,7 @@ func startRelay(t *testing.T, up string, useH1 bool) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	go serve(ln, rl, useH1) //nolint:errcheck // ends with the listener's close
+	go run(ln) //nolint:errcheck // ends with the listener's close
 	return "http://" + ln.Addr().String() + "/mcp"
 }
 
