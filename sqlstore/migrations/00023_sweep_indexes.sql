@@ -1,7 +1,8 @@
 -- +goose Up
--- Three periodic sweeps read every row of their tables, on SQLite and on
+-- Two periodic sweeps read every row of their tables, on SQLite and on
 -- an analyzed PostgreSQL alike, since no index led to the rows they
--- delete. Each now finds them through an index of its own.
+-- delete. Each of their three statements now finds its rows through an
+-- index.
 --
 -- The file sweep's files that never became ready, by expiry. The index is
 -- partial on the sweep's own condition (status <> 'ready', a literal in
@@ -9,7 +10,7 @@
 -- files go by files_created_at.
 CREATE INDEX files_unready_expires_at ON files (expires_at) WHERE status <> 'ready';
 -- The webhook retention sweep's finished deliveries, oldest first: a
--- pending delivery leaves the index's condition once it ends.
+-- delivery enters the index once it is no longer pending.
 CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at) WHERE state <> 'pending';
 -- The same sweep's events: old ones, each kept while a delivery names it.
 CREATE INDEX webhook_events_created_at ON webhook_events (created_at);
