@@ -68,7 +68,11 @@ func main() {
 // and returns the function that serves a listener with it.
 func start(upstream string, useH1, raw bool) (func(net.Listener) error, error) {
 	if raw {
-		return func(ln net.Listener) error { return serveRaw(ln, upstream) }, nil
+		rs, err := newRawServer(upstream)
+		if err != nil {
+			return nil, err
+		}
+		return rs.serve, nil
 	}
 	rl := &relay{url: upstream, client: newClient(useH1)}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

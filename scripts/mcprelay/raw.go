@@ -20,19 +20,27 @@ import (
 // chunked, JSON or an event stream whose lines end in LF) and refuses
 // anything else.
 
-// serveRaw accepts connections on ln and relays each one's requests to
-// the MCP server at upstream.
-func serveRaw(ln net.Listener, upstream string) error {
+// rawServer relays each of its client connections to the MCP server at
+// an http:// URL.
+type rawServer struct{ host, path string }
+
+// newRawServer returns the server relaying to the MCP server at upstream.
+func newRawServer(upstream string) (*rawServer, error) {
 	u, err := url.Parse(upstream)
 	if err != nil || u.Scheme != "http" {
-		return fmt.Errorf("-raw needs an http:// upstream URL, not %q", upstream)
+		return nil, fmt.Errorf("-raw needs an http:// upstream URL, not %q", upstream)
 	}
+	return &rawServer{host: u.Host, path: u.RequestURI()}, nil
+}
+
+// serve accepts connections on ln and relays each one's requests.
+func (rs *rawServer) serve(ln net.Listener) error {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			return err
 		}
-		rc := &rawConn{c: c, br: bufio.NewReader(c), host: u.Host, path: u.RequestURI()}
+		rc := &rawConn{c: c, br: bufio.NewReader(c), host: rs.host, path: rs.path}
 		go rc.serve()
 	}
 }
