@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
 )
@@ -75,10 +73,7 @@ func sweepIndexes(q string) []string {
 func fillSweptTables(t *testing.T, dsn string, now time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := pgx.ParseConfig(dsn)
-	mustDo(t, err)
-	db := stdlib.OpenDB(*cfg)
-	defer db.Close()
+	db := pgtest.Open(t, dsn)
 	at, expires := now.UnixMicro(), now.Add(time.Hour).UnixMicro()
 	for _, q := range []string{
 		`INSERT INTO files (id, user_id, filename, content_type, size, sha256, status, created_at, expires_at)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/postgres"
 	"github.com/mcpgate/mcpgate/postgres/pgtest"
@@ -162,10 +161,8 @@ func genericPlan(t *testing.T, dsn, q string, args []any) string {
 func explain(t *testing.T, dsn, mode, q string, args []any) string {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := pgx.ParseConfig(dsn)
-	mustDo(t, err)
-	db := stdlib.OpenDB(*cfg)
-	defer db.Close()
+	db := pgtest.Open(t, dsn)
+	defer db.Close() // one connection a statement checked, not one a test
 	conn, err := db.Conn(ctx)
 	mustDo(t, err)
 	defer conn.Close()

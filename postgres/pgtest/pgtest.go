@@ -35,6 +35,13 @@ func Admin(tb testing.TB) *sql.DB {
 	if dsn == "" {
 		tb.Skip(EnvDSN + " is not set; scripts/start-postgres.sh starts a server")
 	}
+	return Open(tb, dsn)
+}
+
+// Open connects to dsn through pgx's database/sql driver and closes the
+// connection when tb ends, if the caller has not closed it before.
+func Open(tb testing.TB, dsn string) *sql.DB {
+	tb.Helper()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		tb.Fatal(err)
