@@ -42,6 +42,13 @@ import (
 // answers its own clients with.
 const protocolVersion = "2025-11-25"
 
+// The initialize params the relay sends upstream, and the result it
+// answers its own clients' initialize with.
+const (
+	initializeParams = `{"protocolVersion":"` + protocolVersion + `","capabilities":{},"clientInfo":{"name":"mcprelay","version":"0"}}`
+	initializeResult = `{"protocolVersion":"` + protocolVersion + `","capabilities":{"tools":{}},"serverInfo":{"name":"mcprelay","version":"0"}}`
+)
+
 // maxBody bounds a request's body and a reply's.
 const maxBody = 4 << 20
 
@@ -123,8 +130,7 @@ type envelope struct {
 
 // connect initializes the upstream session.
 func (rl *relay) connect(ctx context.Context) error {
-	params := json.RawMessage(`{"protocolVersion":"` + protocolVersion + `","capabilities":{},"clientInfo":{"name":"mcprelay","version":"0"}}`)
-	_, resp, err := rl.call(ctx, "initialize", params)
+	_, resp, err := rl.call(ctx, "initialize", json.RawMessage(initializeParams))
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
@@ -150,7 +156,7 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	case msg.Method == "initialize":
 		w.Header().Set("Mcp-Session-Id", "mcprelay")
-		answer(w, msg.ID, json.RawMessage(`{"protocolVersion":"`+protocolVersion+`","capabilities":{"tools":{}},"serverInfo":{"name":"mcprelay","version":"0"}}`), nil)
+		answer(w, msg.ID, json.RawMessage(initializeResult), nil)
 	default:
 		rl.relay(r.Context(), w, &msg)
 	}

@@ -90,8 +90,7 @@ func (rc *rawConn) answer(body []byte) bool {
 	case m.id == nil:
 		return rc.respond(202, nil, nil, nil)
 	case string(m.method) == `"initialize"`:
-		result := `{"protocolVersion":"` + protocolVersion + `","capabilities":{"tools":{}},"serverInfo":{"name":"mcprelay","version":"0"}}`
-		return rc.respond(200, []byte("Mcp-Session-Id: mcprelay\r\n"), m.id, rpcResult([]byte(result), nil))
+		return rc.respond(200, []byte("Mcp-Session-Id: mcprelay\r\n"), m.id, rpcResult([]byte(initializeResult), nil))
 	}
 	reply, err := rc.relay(m.method, m.params)
 	if err != nil {
@@ -159,8 +158,7 @@ func dialRaw(host, path string) (*rawUpstream, error) {
 		return nil, err
 	}
 	u := &rawUpstream{c: c, br: bufio.NewReader(c), host: host, path: path}
-	params := []byte(`{"protocolVersion":"` + protocolVersion + `","capabilities":{},"clientInfo":{"name":"mcprelay","version":"0"}}`)
-	if _, err := u.call([]byte(`"initialize"`), params); err != nil {
+	if _, err := u.call([]byte(`"initialize"`), []byte(initializeParams)); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
