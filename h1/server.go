@@ -58,6 +58,9 @@ type Server struct {
 	conns    map[*serverConn]bool // true while serving a request
 	watching bool                 // watchLoop runs
 	handover *handover
+	// watchStarts counts the starts of watchLoop, watchEnds its ends
+	// (for tests).
+	watchStarts, watchEnds int
 }
 
 // Defaults and bounds of a Server.
@@ -202,6 +205,7 @@ func (s *Server) setActive(c *serverConn, active bool) bool {
 	s.conns[c] = active
 	if active && !s.watching {
 		s.watching = true
+		s.watchStarts++
 		go s.watchLoop()
 	}
 	return true

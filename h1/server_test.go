@@ -540,3 +540,50 @@ func TestServerIdleTimeout(t *testing.T) {
 		t.Fatalf("an idle connection: %v, want it closed by the server", err)
 	}
 }
+
+// TestServerWatchLoopLingers: requests that come a few watchAfter apart
+// find the disconnect watch's loop still running, rather than starting
+// it each (a goroutine made runnable on the request's path), and the
+// loop ends at Shutdown.
+func TestServerWatchLoopLingers(t *testing.T) {
+	f := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		io.WriteString(w, "ok")
+	}))
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	const requests = 6
+	for range requests {
+		if _, got := send(t, c, http.MethodPost, f.url, "x"); got != "ok" {
+			t.Fatalf("got %q", got)
+		}
+		time.Sleep(3 * watchAfter) // looks find no request meanwhile
+	}
+	if starts := f.fast.watchCounts(t).starts; starts > 2 {
+		t.Errorf("the watch loop started %d times for %d requests %v apart; want it kept running", starts, requests, 3*watchAfter)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	f.fast.Shutdown(ctx)
+	deadline := time.Now().Add(watchLinger / 2)
+	for {
+		n := f.fast.watchCounts(t)
+		if n.ends == n.starts {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watch loop still runs after Shutdown (%d starts, %d ends)", n.starts, n.ends)
+		}
+		time.Sleep(watchAfter)
+	}
+}
+
+// watchCounts is how often a server's watch loop started and ended.
+type watchCounts struct{ starts, ends int }
+
+// watchCounts returns s's counts.
+func (s *Server) watchCounts(t *testing.T) watchCounts {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return watchCounts{s.watchStarts, s.watchEnds}
+}

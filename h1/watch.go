@@ -10,13 +10,22 @@ import (
 // reads its connection in the background to learn of the client's leaving
 // (which cancels the request's context, as with net/http). One goroutine
 // per server (watchLoop) looks at the requests being served every
-// watchAfter while there are any, and starts the reads of those armed
-// since its previous look, so that a request runs 5 to 10 ms before it is
-// watched. A request that ends sooner pays for a lock and a clock read:
+// watchAfter while there are any (and for watchLinger after), and starts
+// the reads of those armed since its previous look, so that a request
+// runs 5 to 10 ms before it is watched. A request that ends sooner pays for a lock and a clock read:
 // no goroutine, read or abort, and no timer of its own (a timer set per
 // request wakes an idle thread to watch it, a futex call on the request's
 // path).
 const watchAfter = 5 * time.Millisecond
+
+// watchLinger is how long watchLoop goes on looking once no request is
+// being served. Starting the loop is a goroutine made runnable, which
+// wakes an idle thread on the path of the request that starts it (a
+// futex call, and the request often resumed on the other thread); ending
+// it at the first idle look, as with requests that come a few
+// milliseconds apart, did that every few requests. A server left idle
+// longer than this makes no wake-ups.
+const watchLinger = time.Second
 
 // aLongTimeAgo is a deadline in the past: it ends a read under way.
 var aLongTimeAgo = time.Unix(1, 0)
@@ -124,21 +133,27 @@ func (w *watch) clientStayed() bool {
 }
 
 // watchLoop starts the background reads of the requests that have run
-// watchAfter, looking every watchAfter until a look finds no request
-// being served; setActive starts it again with the next request.
+// watchAfter, looking every watchAfter until the looks have found no
+// request being served for watchLinger, or the server shuts down;
+// setActive starts it again with the next request.
 func (s *Server) watchLoop() {
 	t := time.NewTicker(watchAfter)
 	defer t.Stop()
+	idle := 0 // looks in a row that found no request
 	for now := range t.C {
-		if !s.startWatches(now.Add(-watchAfter)) {
+		if s.startWatches(now.Add(-watchAfter)) {
+			idle = 0
+		} else {
+			idle++
+		}
+		if !s.keepWatching(idle) {
 			return
 		}
 	}
 }
 
 // startWatches starts the reads of the requests armed before since, and
-// reports whether any request is being served; when none is, the loop
-// ends (under the same lock as setActive's check).
+// reports whether any request is being served.
 func (s *Server) startWatches(since time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,6 +164,30 @@ func (s *Server) startWatches(since time.Time) bool {
 			c.w.start(since)
 		}
 	}
-	s.watching = busy
 	return busy
+}
+
+// keepWatching reports whether watchLoop goes on after idle looks in a
+// row found no request; when it does not, the loop ends (under the same
+// lock as setActive's check, so that a request that becomes active
+// meanwhile starts it again).
+func (s *Server) keepWatching(idle int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watching = !s.down.Load() && (time.Duration(idle)*watchAfter < watchLinger || s.anyActive())
+	if s.watching {
+		return true
+	}
+	s.watchEnds++
+	return false
+}
+
+// anyActive reports whether a request is being served; s.mu is held.
+func (s *Server) anyActive() bool {
+	for _, active := range s.conns {
+		if active {
+			return true
+		}
+	}
+	return false
 }
