@@ -32,6 +32,9 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, agent *mcpgate
 			sk.write(primingEvent(st.eventID(0)))
 		}
 	}
+	if s.holdStream(w, r, ls, st, sk, after) {
+		return
+	}
 	startSSE(w)
 	st.attach(sk, after)
 	defer st.detach(sk)

@@ -80,10 +80,24 @@ func (c *connSink) take() ([][]byte, bool) {
 // against the store while quiet. Once pump returns, sk takes nothing more,
 // so the stream drops it, and the response is the caller's again.
 func (s *Server) pump(ctx context.Context, w http.ResponseWriter, sk *connSink, ls *liveSession) {
-	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.writeTimeout}
+	s.pumpTo(ctx, &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.writeTimeout}, sk, ls)
+}
+
+// eventWriter is where a pump writes a stream's events: an SSE response
+// (sseWriter), or the connection of one taken over (heldConn).
+type eventWriter interface {
+	// write writes events and flushes them to the client; false means
+	// the connection is gone or too slow. write(nil) flushes the head.
+	write(events [][]byte) bool
+	// end ends the writing, once the pump is done.
+	end()
+}
+
+// pumpTo is pump writing to out.
+func (s *Server) pumpTo(ctx context.Context, out eventWriter, sk *connSink, ls *liveSession) {
 	s.sse.Add(1)
 	defer s.sse.Add(-1)
-	defer out.extend() // room for net/http to end the response
+	defer out.end()
 	defer sk.close()
 	if !out.write(nil) { // the headers
 		return
@@ -136,6 +150,10 @@ func (o *sseWriter) write(events [][]byte) bool {
 	o.extend()
 	return o.rc.Flush() == nil
 }
+
+// end leaves room for net/http to end the response: a write timeout from
+// now.
+func (o *sseWriter) end() { o.extend() }
 
 // extend sets the write deadline one timeout from now.
 func (o *sseWriter) extend() {
