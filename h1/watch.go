@@ -12,19 +12,18 @@ import (
 // per server (watchLoop) looks at the requests being served every
 // watchAfter while there are any (and for watchLinger after), and starts
 // the reads of those armed since its previous look, so that a request
-// runs 5 to 10 ms before it is watched. A request that ends sooner pays for a lock and a clock read:
-// no goroutine, read or abort, and no timer of its own (a timer set per
-// request wakes an idle thread to watch it, a futex call on the request's
-// path).
+// runs 5 to 10 ms before it is watched. A request that ends sooner pays
+// for a lock and a clock read: no goroutine, read or abort, and no timer
+// of its own (a timer set per request wakes an idle thread to watch it, a
+// futex call on the request's path).
 const watchAfter = 5 * time.Millisecond
 
 // watchLinger is how long watchLoop goes on looking once no request is
 // being served. Starting the loop is a goroutine made runnable, which
-// wakes an idle thread on the path of the request that starts it (a
-// futex call, and the request often resumed on the other thread); ending
-// it at the first idle look, as with requests that come a few
-// milliseconds apart, did that every few requests. A server left idle
-// longer than this makes no wake-ups.
+// wakes an idle thread (a futex call) on the path of the request that
+// starts it; ending it at the first idle look did that every few requests
+// when they came a few milliseconds apart. A server left idle longer than
+// this makes no wake-ups.
 const watchLinger = time.Second
 
 // aLongTimeAgo is a deadline in the past: it ends a read under way.
@@ -168,13 +167,15 @@ func (s *Server) startWatches(since time.Time) bool {
 }
 
 // keepWatching reports whether watchLoop goes on after idle looks in a
-// row found no request; when it does not, the loop ends (under the same
-// lock as setActive's check, so that a request that becomes active
-// meanwhile starts it again).
+// row found no request: while requests are served, and for watchLinger
+// after unless the server is shutting down. When it does not, the loop
+// ends, under the same lock as setActive's check, so that a request that
+// becomes active meanwhile starts it again.
 func (s *Server) keepWatching(idle int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.watching = !s.down.Load() && (time.Duration(idle)*watchAfter < watchLinger || s.anyActive())
+	lingers := !s.down.Load() && time.Duration(idle)*watchAfter < watchLinger
+	s.watching = idle == 0 || lingers || s.anyActive()
 	if s.watching {
 		return true
 	}
