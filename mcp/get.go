@@ -32,7 +32,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, agent *mcpgate
 			sk.write(primingEvent(st.eventID(0)))
 		}
 	}
-	if s.holdStream(w, r, ls, st, sk, after) {
+	if s.takeOverStream(w, r, ls, st, sk, after) {
 		return
 	}
 	startSSE(w)

@@ -210,6 +210,12 @@ type Server struct {
 
 	heldMu sync.Mutex
 	held   map[string]*heldCall // 2026-07-28 calls waiting for a retry, by id
+
+	// taken counts the pumps of the GET streams that took their
+	// connections over (takeOverStream); takenMu orders their start
+	// before Close's wait.
+	takenMu sync.Mutex
+	taken   sync.WaitGroup
 }
 
 // New returns a Server. It panics if opts lacks Sessions or Gateway, which
@@ -281,10 +287,15 @@ func (s *Server) setDefaults() {
 	s.traced = !nop
 }
 
-// Close cancels every call in flight and ends every open stream. Sessions
-// stay stored, so clients continue on another replica.
+// Close cancels every call in flight and ends every open stream, waiting
+// for the GET streams that took their connections over to end their
+// bodies (each within the write timeout). Sessions stay stored, so clients
+// continue on another replica.
 func (s *Server) Close() {
-	s.stop()
+	s.takenMu.Lock()
+	s.stop() // under takenMu: no such stream's pump starts after it (goTakenOver)
+	s.takenMu.Unlock()
+	s.taken.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.live)

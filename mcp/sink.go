@@ -84,7 +84,7 @@ func (s *Server) pump(ctx context.Context, w http.ResponseWriter, sk *connSink, 
 }
 
 // eventWriter is where a pump writes a stream's events: an SSE response
-// (sseWriter), or the connection of one taken over (heldConn).
+// (sseWriter), or the connection of one taken over (streamConn).
 type eventWriter interface {
 	// write writes events and flushes them to the client; false means
 	// the connection is gone or too slow. write(nil) flushes the head.

@@ -13,15 +13,15 @@ import (
 // of its connection (the buffers, and the goroutine of the background
 // read by which net/http learns of a client's leaving) and the handler's
 // deep stack for all that time: about 45 KiB of the gateway's memory a
-// stream (docs/performance.md, round 23). On HTTP/1.1 a GET stream is held
-// off its handler instead: once its head is written, the stream takes its
+// stream (docs/performance.md, round 23). On HTTP/1.1 a GET stream leaves
+// its handler instead: once its head is written, the stream takes its
 // connection over, its pump runs on a goroutine of its own and writes the
 // events as the chunks of the body, one more goroutine reads the
 // connection to learn of the client's leaving, and the handler returns.
 // HTTP/2 streams, which cannot be taken over, are pumped by their handler
 // as before.
 
-// holdStream serves the GET stream st of ls off its handler (see above),
+// takeOverStream serves the GET stream st of ls off its handler (see above),
 // attaching sk to it after the events up to after, and reports true; it
 // reports false, having written nothing, when r's connection cannot be
 // taken over, for the caller to serve the stream on the handler's
@@ -29,7 +29,7 @@ import (
 //
 // The connection is closed when the stream ends: a request pipelined
 // behind the GET (no client does so) is not served.
-func (s *Server) holdStream(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, sk *connSink, after uint64) bool {
+func (s *Server) takeOverStream(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, sk *connSink, after uint64) bool {
 	if !r.ProtoAtLeast(1, 1) || !cuttable(w, r) {
 		return false
 	}
@@ -43,29 +43,45 @@ func (s *Server) holdStream(w http.ResponseWriter, r *http.Request, ls *liveSess
 		return true
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	hc := &heldConn{conn: conn, timeout: s.writeTimeout}
-	go hc.watch(cancel)
+	sc := &streamConn{conn: conn, timeout: s.writeTimeout}
 	ls.active.Add(1) // the stream keeps its session active, as its request did
 	st.attach(sk, after)
-	go func() {
+	pump := func() {
 		defer ls.release()
 		defer st.detach(sk)
 		defer cancel()
-		s.pumpTo(ctx, hc, sk, ls)
-	}()
+		go sc.watch(cancel)
+		s.pumpTo(ctx, sc, sk, ls)
+	}
+	if !s.goTakenOver(pump) {
+		pump() // Close has begun: the session has ended, so the pump ends at once
+	}
 	return true
 }
 
-// heldConn is the connection of a GET stream held off its handler, whose
+// goTakenOver runs the pump of a stream that took its connection over on a
+// goroutine of its own, which Close waits for; it reports false, running
+// nothing, once Close has begun.
+func (s *Server) goTakenOver(pump func()) bool {
+	s.takenMu.Lock()
+	defer s.takenMu.Unlock()
+	if s.base.Err() != nil {
+		return false
+	}
+	s.taken.Go(pump)
+	return true
+}
+
+// streamConn is the connection a GET stream took over from net/http, whose
 // chunked body goes on after the head net/http wrote.
-type heldConn struct {
+type streamConn struct {
 	conn    net.Conn
 	timeout time.Duration // of each write
 }
 
 // write writes events as chunks of the body, in one write bounded by the
 // write timeout.
-func (hc *heldConn) write(events [][]byte) bool {
+func (sc *streamConn) write(events [][]byte) bool {
 	if len(events) == 0 {
 		return true // the head went out before the connection was taken over
 	}
@@ -76,22 +92,22 @@ func (hc *heldConn) write(events [][]byte) bool {
 		b = append(b, ev...)
 		b = append(b, "\r\n"...)
 	}
-	return hc.send(b)
+	return sc.send(b)
 }
 
 // end ends the body, unless the connection is gone, and closes the
 // connection.
-func (hc *heldConn) end() {
-	hc.send([]byte(chunkEnd))
-	hc.conn.Close()
+func (sc *streamConn) end() {
+	sc.send([]byte(chunkEnd))
+	sc.conn.Close()
 }
 
 // send writes b within the write timeout.
-func (hc *heldConn) send(b []byte) bool {
-	if hc.conn.SetWriteDeadline(time.Now().Add(hc.timeout)) != nil {
+func (sc *streamConn) send(b []byte) bool {
+	if sc.conn.SetWriteDeadline(time.Now().Add(sc.timeout)) != nil {
 		return false
 	}
-	_, err := hc.conn.Write(b)
+	_, err := sc.conn.Write(b)
 	return err == nil
 }
 
@@ -99,8 +115,8 @@ func (hc *heldConn) send(b []byte) bool {
 // client leaves or end closes it, and then cancels the stream's context. A
 // GET stream's client sends nothing more; anything it sends ends the
 // stream too.
-func (hc *heldConn) watch(cancel context.CancelFunc) {
+func (sc *streamConn) watch(cancel context.CancelFunc) {
 	var b [1]byte
-	_, _ = hc.conn.Read(b[:])
+	_, _ = sc.conn.Read(b[:])
 	cancel()
 }

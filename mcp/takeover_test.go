@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// TestGetStreamHeldOffHandler: on HTTP/1.1 a GET stream's handler returns
+// TestGetStreamTakesItsConnection: on HTTP/1.1 a GET stream's handler returns
 // once the stream has started, and the stream goes on without it: it
 // delivers notifications, counts as open and keeps its session active, and
 // ends its body cleanly when the session ends. A client that leaves ends
 // the stream too.
-func TestGetStreamHeldOffHandler(t *testing.T) {
+func TestGetStreamTakesItsConnection(t *testing.T) {
 	h := mustHarness(t, &Options{KeepAlive: 10 * time.Millisecond})
 	returned := make(chan struct{}, 2)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -34,10 +34,10 @@ func TestGetStreamHeldOffHandler(t *testing.T) {
 		t.Fatal("the GET stream's handler did not return while its stream was open")
 	}
 	if n := h.srv.OpenStreams(); n != 1 {
-		t.Errorf("OpenStreams = %d with one held stream, want 1", n)
+		t.Errorf("OpenStreams = %d with one stream off its handler, want 1", n)
 	}
 	if n := h.active(sid); n != 1 {
-		t.Errorf("the held stream's session counts %d requests active, want 1", n)
+		t.Errorf("the stream's session counts %d requests active, want 1", n)
 	}
 	h.srv.NotifyToolsChanged("a1")
 	diff(t, "notification", toolsChanged, r.mustEvent(t).Data)
@@ -86,4 +86,21 @@ func (h *harness) active(sid string) int32 {
 		return -1
 	}
 	return ls.active.Load()
+}
+
+// TestCloseEndsTakenOverStreams: Close returns once the GET streams that
+// took their connections over have ended their bodies.
+func TestCloseEndsTakenOverStreams(t *testing.T) {
+	h := mustHarness(t, nil)
+	sid := h.mustInit(t, "2025-11-25", nil)
+	r := newSSEReader(h.do(t, req{method: http.MethodGet, session: sid, header: map[string]string{"Accept": "text/event-stream"}}))
+	r.mustEvent(t) // priming
+	h.waitStreams(t, 1, "the stream opened")
+	h.srv.Close()
+	if n := h.srv.OpenStreams(); n != 0 {
+		t.Errorf("OpenStreams = %d once Close returned, want 0", n)
+	}
+	if rest := r.mustEvents(t); len(rest) != 0 { // to a clean end of the chunked body
+		t.Errorf("events after Close: %v", rest)
+	}
 }
