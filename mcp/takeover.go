@@ -27,13 +27,15 @@ import (
 // taken over, for the caller to serve the stream on the handler's
 // goroutine. A client gone before the stream started is left alone.
 //
-// The connection is closed when the stream ends: a request pipelined
-// behind the GET (no client does so) is not served.
+// The connection is closed when the stream ends, as the response's
+// Connection field tells the client: a request pipelined behind the GET
+// (no client does so) is not served.
 func (s *Server) takeOverStream(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, sk *connSink, after uint64) bool {
 	if !r.ProtoAtLeast(1, 1) || !cuttable(w, r) {
 		return false
 	}
 	rc := http.NewResponseController(w)
+	w.Header().Set("Connection", "close") // the stream's end closes it
 	startSSE(w)
 	if rc.Flush() != nil {
 		return true

@@ -26,7 +26,11 @@ func TestGetStreamTakesItsConnection(t *testing.T) {
 	sse := map[string]string{"Accept": "text/event-stream"}
 
 	sid := h.mustInit(t, "2025-11-25", nil)
-	r := newSSEReader(h.do(t, req{method: http.MethodGet, session: sid, header: sse}))
+	resp := h.do(t, req{method: http.MethodGet, session: sid, header: sse})
+	if !resp.Close {
+		t.Error("the GET stream's response does not say its connection closes at its end")
+	}
+	r := newSSEReader(resp)
 	r.mustEvent(t) // priming
 	select {
 	case <-returned:
