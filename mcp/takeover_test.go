@@ -108,3 +108,24 @@ func TestCloseEndsTakenOverStreams(t *testing.T) {
 		t.Errorf("events after Close: %v", rest)
 	}
 }
+
+// TestTakenOverStreamOutlivesServerTimeouts: a stream that took its
+// connection over is not ended by the read deadlines net/http's server
+// set on the connection for the request's head or for idling.
+func TestTakenOverStreamOutlivesServerTimeouts(t *testing.T) {
+	h := mustHarness(t, nil)
+	hs := httptest.NewUnstartedServer(h.hs.Config.Handler)
+	hs.Config.ReadHeaderTimeout, hs.Config.IdleTimeout = 20*time.Millisecond, 20*time.Millisecond
+	hs.Start()
+	t.Cleanup(hs.Close)
+	h.url = hs.URL + "/a1/mcp"
+	sid := h.mustInit(t, "2025-11-25", nil)
+	r := newSSEReader(h.do(t, req{method: http.MethodGet, session: sid, header: map[string]string{"Accept": "text/event-stream"}}))
+	r.mustEvent(t) // priming
+	time.Sleep(10 * hs.Config.ReadHeaderTimeout)
+	h.srv.NotifyToolsChanged("a1")
+	diff(t, "notification after the server's timeouts", toolsChanged, r.mustEvent(t).Data)
+	if n := h.srv.OpenStreams(); n != 1 {
+		t.Errorf("OpenStreams = %d, want 1", n)
+	}
+}
