@@ -140,20 +140,19 @@ func (s *Server) watchLoop() {
 	defer t.Stop()
 	idle := 0 // looks in a row that found no request
 	for now := range t.C {
-		if s.startWatches(now.Add(-watchAfter)) {
-			idle = 0
-		} else {
-			idle++
-		}
-		if !s.keepWatching(idle) {
+		if !s.startWatches(now.Add(-watchAfter), &idle) {
 			return
 		}
 	}
 }
 
-// startWatches starts the reads of the requests armed before since, and
-// reports whether any request is being served.
-func (s *Server) startWatches(since time.Time) bool {
+// startWatches starts the reads of the requests armed before since,
+// counts in idle the looks in a row that found no request being served,
+// and reports whether watchLoop goes on: while requests are served, and
+// for watchLinger after unless the server is shutting down. When it does
+// not, the loop ends under the same lock as setActive's check, so that a
+// request that becomes active meanwhile starts it again.
+func (s *Server) startWatches(since time.Time, idle *int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	busy := false
@@ -163,32 +162,14 @@ func (s *Server) startWatches(since time.Time) bool {
 			c.w.start(since)
 		}
 	}
-	return busy
-}
-
-// keepWatching reports whether watchLoop goes on after idle looks in a
-// row found no request: while requests are served, and for watchLinger
-// after unless the server is shutting down. When it does not, the loop
-// ends, under the same lock as setActive's check, so that a request that
-// becomes active meanwhile starts it again.
-func (s *Server) keepWatching(idle int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	lingers := !s.down.Load() && time.Duration(idle)*watchAfter < watchLinger
-	s.watching = idle == 0 || lingers || s.anyActive()
-	if s.watching {
-		return true
+	if busy {
+		*idle = 0
+	} else {
+		*idle++
 	}
-	s.watchEnds++
-	return false
-}
-
-// anyActive reports whether a request is being served; s.mu is held.
-func (s *Server) anyActive() bool {
-	for _, active := range s.conns {
-		if active {
-			return true
-		}
+	s.watching = busy || !s.down.Load() && time.Duration(*idle)*watchAfter < watchLinger
+	if !s.watching {
+		s.watchEnds++
 	}
-	return false
+	return s.watching
 }
