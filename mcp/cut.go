@@ -43,16 +43,13 @@ func cuttable(w http.ResponseWriter, r *http.Request) bool {
 // alone. The handler must not write to w afterwards. A connection already
 // gone is only closed.
 func cutResponse(w http.ResponseWriter, r *http.Request, timeout time.Duration) {
-	conn, buf, err := http.NewResponseController(w).Hijack()
+	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		return
 	}
-	defer conn.Close()
 	if !r.ProtoAtLeast(1, 1) {
+		conn.Close()
 		return
 	}
-	_ = conn.SetWriteDeadline(time.Now().Add(timeout))
-	if _, err := buf.WriteString(chunkEnd); err == nil {
-		_ = buf.Flush()
-	}
+	(&streamConn{conn: conn, timeout: timeout}).end()
 }

@@ -74,8 +74,9 @@ func (s *Server) goTakenOver(pump func()) bool {
 	return true
 }
 
-// streamConn is the connection a GET stream took over from net/http, whose
-// chunked body goes on after the head net/http wrote.
+// streamConn is a connection taken over from net/http, whose chunked body
+// goes on after what net/http wrote: a GET stream's (takeOverStream), or
+// a paused reply's, which only ends it (cutResponse).
 type streamConn struct {
 	conn    net.Conn
 	timeout time.Duration // of each write
