@@ -75,22 +75,21 @@ func fillSweptTables(t *testing.T, dsn string, now time.Time) {
 	ctx := context.Background()
 	db := pgtest.Open(t, dsn)
 	at, expires := now.UnixMicro(), now.Add(time.Hour).UnixMicro()
-	for _, q := range []string{
-		`INSERT INTO files (id, user_id, filename, content_type, size, sha256, status, created_at, expires_at)
+	for _, st := range []struct {
+		q    string
+		args []any
+	}{
+		{`INSERT INTO files (id, user_id, filename, content_type, size, sha256, status, created_at, expires_at)
 			SELECT 'file_' || i, 'usr_1', 'a.txt', 'text/plain', 1, 'sum' || i,
 				CASE WHEN i % 10 = 0 THEN '` + mcpgate.FilePending + `' ELSE '` + mcpgate.FileReady + `' END, $1::bigint + i, $2::bigint + i
-			FROM generate_series(1, 20000) AS i`,
-		`INSERT INTO webhook_events (id, type, user_id, agent_id, body, created_at)
-			SELECT 'evt_' || i, 'call.completed', 'usr_1', 'weather', '{}', CASE WHEN i = 1 THEN 0 ELSE $1::bigint + i + 0 * $2::bigint END FROM generate_series(1, 20000) AS i`,
-		`INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, state, attempts, next_at, created_at, give_up_at)
-			SELECT 'dlv_' || i, 'whk_1', 'evt_' || i, 'call.completed', 'succeeded', 1, $1::bigint, CASE WHEN i = 1 THEN 0 ELSE $1::bigint + i END, $2::bigint FROM generate_series(1, 20000) AS i`,
-		`ANALYZE files, webhook_events, webhook_deliveries`,
+			FROM generate_series(1, 20000) AS i`, []any{at, expires}},
+		{`INSERT INTO webhook_events (id, type, user_id, agent_id, body, created_at)
+			SELECT 'evt_' || i, 'call.completed', 'usr_1', 'weather', '{}', CASE WHEN i = 1 THEN 0 ELSE $1::bigint + i END FROM generate_series(1, 20000) AS i`, []any{at}},
+		{`INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, state, attempts, next_at, created_at, give_up_at)
+			SELECT 'dlv_' || i, 'whk_1', 'evt_' || i, 'call.completed', 'succeeded', 1, $1::bigint, CASE WHEN i = 1 THEN 0 ELSE $1::bigint + i END, $2::bigint FROM generate_series(1, 20000) AS i`, []any{at, expires}},
+		{`ANALYZE files, webhook_events, webhook_deliveries`, nil},
 	} {
-		args := []any{at, expires}
-		if strings.HasPrefix(q, "ANALYZE") {
-			args = nil
-		}
-		_, err := db.ExecContext(ctx, q, args...)
+		_, err := db.ExecContext(ctx, st.q, st.args...)
 		mustDo(t, err)
 	}
 }
