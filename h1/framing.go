@@ -18,7 +18,7 @@ type framing struct {
 	br     *bufio.Reader
 	n      int64          // bytes left of a length; -1 for chunks
 	chunks io.Reader      // net/http's chunked reader, for chunks
-	resp   *http.Response // whose Trailer a trailer goes to
+	resp   *http.Response // whose Trailer a trailer goes to; nil for Post's
 	err    error          // the end, or the error, once met
 }
 
@@ -106,6 +106,9 @@ func (f *framing) readTrailer() error {
 			return errTrailerEOF
 		}
 		return err
+	}
+	if f.resp == nil {
+		return nil // a reply to Post, which keeps no trailer
 	}
 	if f.resp.Trailer == nil {
 		f.resp.Trailer = http.Header(hdr)

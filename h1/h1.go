@@ -24,6 +24,10 @@
 // (the server's close crossed it) is sent again on a new connection when
 // it may be sent twice, as net/http decides (a GET, HEAD, OPTIONS or
 // TRACE, or one with an idempotency key header; its body made again).
+// Post sends a POST as RoundTrip would, with its header fields given as
+// text and only the reply's status, a few of its fields and its body read
+// back: no http.Request, http.Response or Header is made (an MCP client's
+// messages, relayed on every call, go so).
 // A response body whose caller needs no more of it can be parked (Park):
 // its connection waits in the pool and its rest is read before the next
 // request once it has come, with no goroutine waiting for it meanwhile.

@@ -32,9 +32,13 @@ type httpTransport struct {
 	// version it was made with.
 	postHdr http.Header
 	postFor [2]string
-	listen  sync.WaitGroup
-	drains  sync.WaitGroup // reply streams read to their end (release)
-	readers readerPool
+	// fields are postHdr's fields as a poster takes them (postFields),
+	// made for fieldsFor's session and version.
+	fields    []byte
+	fieldsFor [2]string
+	listen    sync.WaitGroup
+	drains    sync.WaitGroup // reply streams read to their end (release)
+	readers   readerPool
 	// drainWait bounds the wait for the end of a reply stream whose
 	// answer came (defaultDrainWait).
 	drainWait time.Duration
@@ -235,34 +239,30 @@ func (t *httpTransport) exchange(ctx context.Context, msg []byte, p *pending) (r
 	if p != nil && p.opts != nil {
 		extra = p.opts.Header
 	}
-	req, err := t.post(ctx, msg, extra)
+	rp, err := t.postMessage(ctx, msg, extra)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := t.do(req)
-	if err != nil {
+	if err := t.check(rp); err != nil {
+		rp.body.Close()
 		return nil, err
 	}
-	if err := t.check(resp); err != nil {
-		resp.Body.Close()
-		return nil, err
-	}
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+	if id := rp.session; id != "" {
 		t.mu.Lock()
 		if t.session == "" {
 			t.session, t.sessionHdr = id, []string{id}
 		}
 		t.mu.Unlock()
 	}
-	if p == nil || resp.StatusCode == http.StatusAccepted {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		closeErr := resp.Body.Close()
+	if p == nil || rp.status == http.StatusAccepted {
+		_, _ = io.Copy(io.Discard, io.LimitReader(rp.body, 4096))
+		closeErr := rp.body.Close()
 		if p != nil && t.isStateless() {
 			return nil, errAccepted
 		}
 		return nil, closeErr
 	}
-	return t.readReply(ctx, resp, p)
+	return t.readReply(ctx, rp, p)
 }
 
 // detached is the context of a request's HTTP exchange: it ends with the
@@ -316,8 +316,7 @@ func (t *httpTransport) do(req *http.Request) (*http.Response, error) {
 		op := req.Method[:1] + strings.ToLower(req.Method[1:])
 		return nil, &url.Error{Op: op, URL: req.URL.String(), Err: err}
 	}
-	switch resp.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	if redirect(resp.StatusCode) {
 		resp.Body.Close()
 		return t.redirected(req)
 	}
@@ -339,27 +338,27 @@ func (t *httpTransport) redirected(req *http.Request) (*http.Response, error) {
 	return t.hc.Do(again)
 }
 
-// check returns the error of a response that is not a success.
-func (t *httpTransport) check(resp *http.Response) error {
-	if resp.StatusCode/100 == 2 {
+// check returns the error of a reply that is not a success.
+func (t *httpTransport) check(rp *httpReply) error {
+	if rp.status/100 == 2 {
 		return nil
 	}
 	t.mu.Lock()
 	hadSession := t.session != ""
 	t.mu.Unlock()
-	if resp.StatusCode == http.StatusNotFound && hadSession {
+	if rp.status == http.StatusNotFound && hadSession {
 		return ErrSessionMissing
 	}
 	if t.isStateless() {
-		return rpcRefusal(resp)
+		return rpcRefusal(rp)
 	}
-	return refusal(resp)
+	return refusal(rp)
 }
 
-// refusal is the error of a response refused with a status.
-func refusal(resp *http.Response) error {
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-	return &StatusError{Status: resp.StatusCode, Text: string(bytes.TrimSpace(text))}
+// refusal is the error of a reply refused with a status.
+func refusal(rp *httpReply) error {
+	text, _ := io.ReadAll(io.LimitReader(rp.body, 300))
+	return &StatusError{Status: rp.status, Text: string(bytes.TrimSpace(text))}
 }
 
 // StatusError is an HTTP status the server refused a request with.
@@ -387,15 +386,15 @@ func (e *StatusError) transient() bool {
 
 // readReply reads the reply to the request p, and closes its body, or
 // returns the rest of a reply stream whose answer came (readStream).
-func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *pending) (rest io.ReadCloser, err error) {
-	mt := mediaType(resp.Header.Get("Content-Type"))
+func (t *httpTransport) readReply(ctx context.Context, rp *httpReply, p *pending) (rest io.ReadCloser, err error) {
+	mt := mediaType(rp.contentType)
 	if mt == "text/event-stream" {
-		return t.readStream(ctx, resp.Body, p)
+		return t.readStream(ctx, rp.body, p)
 	}
-	defer resp.Body.Close()
+	defer rp.body.Close()
 	switch mt {
 	case "application/json":
-		body, err := readBody(resp)
+		body, err := readBody(rp)
 		if err != nil {
 			return nil, fmt.Errorf("reading the reply: %w", err)
 		}
@@ -404,17 +403,17 @@ func (t *httpTransport) readReply(ctx context.Context, resp *http.Response, p *p
 		}
 		return nil, nil
 	}
-	return nil, fmt.Errorf("the reply has content type %q", resp.Header.Get("Content-Type"))
+	return nil, fmt.Errorf("the reply has content type %q", rp.contentType)
 }
 
 // readBody reads a JSON reply, in one buffer when its length is known.
-func readBody(resp *http.Response) ([]byte, error) {
+func readBody(rp *httpReply) ([]byte, error) {
 	var buf bytes.Buffer
-	if n := resp.ContentLength; n > 0 && n <= maxEvent {
+	if n := rp.length; n > 0 && n <= maxEvent {
 		buf.Grow(int(n) + bytes.MinRead) // room to read the end too
 	}
 	// Reading to the end lets the connection go back to the pool.
-	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxEvent+1))
+	_, err := buf.ReadFrom(io.LimitReader(rp.body, maxEvent+1))
 	return buf.Bytes(), err
 }
 
@@ -576,9 +575,9 @@ func (t *httpTransport) get(ctx context.Context, lastID string) (io.ReadCloser, 
 	if lastID != "" && resp.StatusCode/100 != 2 {
 		// A refused resumption fails the request it was for, not the
 		// session.
-		return nil, refusal(resp)
+		return nil, refusal(replyOf(resp))
 	}
-	if err := t.check(resp); err != nil {
+	if err := t.check(replyOf(resp)); err != nil {
 		return nil, err
 	}
 	return nil, &StatusError{Status: resp.StatusCode, Text: "not an event stream"}

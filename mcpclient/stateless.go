@@ -192,17 +192,17 @@ func (t *httpTransport) isStateless() bool {
 // request with (the revision answers errors such as an unknown method or a
 // header mismatch with a 4xx status and the error as the body), nil when
 // the body is not one.
-func rpcRefusal(resp *http.Response) error {
-	mt := mediaType(resp.Header.Get("Content-Type"))
+func rpcRefusal(rp *httpReply) error {
+	mt := mediaType(rp.contentType)
 	if mt != "application/json" {
 		return nil
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	body, _ := io.ReadAll(io.LimitReader(rp.body, 64<<10))
 	var m struct {
 		Error *mcpgate.RPCError `json:"error"`
 	}
 	if json.Unmarshal(body, &m) != nil || m.Error == nil {
-		return &StatusError{Status: resp.StatusCode, Text: string(bytes.TrimSpace(body[:min(len(body), 300)]))}
+		return &StatusError{Status: rp.status, Text: string(bytes.TrimSpace(body[:min(len(body), 300)]))}
 	}
 	return m.Error
 }

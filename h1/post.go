@@ -1,0 +1,230 @@
+package h1
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// Post sends a POST of body to u, over a pooled connection as RoundTrip
+// does, and reads the head of the reply, without the http.Request and
+// http.Response that RoundTrip makes and its caller reads: for a client
+// that sends the same header fields on every request and reads two or
+// three of the reply's (an MCP client's messages, relayed on every call).
+//
+// fields are the request's header fields, each line "Name: value\r\n",
+// which Post checks as RoundTrip checks a Header (errHeader): a name that
+// is not a token, a value with a control character, or a field that the
+// framing owns (Host, Content-Length, Transfer-Encoding, Connection) is
+// refused. names are fields of the reply whose values Post returns, in
+// their order ("" for one absent; the first of a repeated one), read
+// before the body.
+//
+// The body must be read to its end, which gives the connection back to
+// the pool, or closed, which closes it; it can be parked (Park).
+// Cancelling ctx closes the connection, which ends a read or write under
+// way. u must be one Parks reports true for. A request whose connection
+// is lost before its answer is sent again when it may be sent twice, as
+// RoundTrip decides: here, when fields hold an idempotency key.
+func (t *Transport) Post(ctx context.Context, u *url.URL, fields, body []byte, names []string) (status int, values []string, rc io.ReadCloser, err error) {
+	if !t.Parks(u) {
+		return 0, nil, nil, fmt.Errorf("h1: Post serves plain http:// URLs only, not %s", u.Redacted())
+	}
+	fl, err := checkFields(fields)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	p := &post{u: u, fields: fields, body: body, flags: fl}
+	addr := hostPort(u)
+	for {
+		c, err := t.conn(ctx, addr)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		status, values, rc, err = t.tryPost(ctx, p, c, names)
+		if err == nil || !c.reused || !lostIdle(err) || !fl.idempotent {
+			return status, values, rc, err
+		}
+	}
+}
+
+// post is what Post sends.
+type post struct {
+	u            *url.URL
+	fields, body []byte
+	flags        fieldFlags
+}
+
+// fieldFlags is what checkFields learned of a request's fields.
+type fieldFlags struct {
+	agent      bool // a User-Agent field
+	idempotent bool // an Idempotency-Key or X-Idempotency-Key field
+}
+
+// checkFields checks the header field lines of b (errHeader), and reports
+// what Post must know of them.
+func checkFields(b []byte) (fieldFlags, error) {
+	var fl fieldFlags
+	for len(b) > 0 {
+		end := bytes.Index(b, []byte("\r\n"))
+		if end < 0 {
+			return fl, fmt.Errorf("%w: a field line must end in CRLF", errHeader)
+		}
+		key, _, ok := splitField(b[:end])
+		if !ok {
+			return fl, fmt.Errorf("%w: %q", errHeader, b[:end])
+		}
+		switch key {
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection":
+			return fl, fmt.Errorf("%w: %s is the framing's", errHeader, key)
+		case "User-Agent":
+			fl.agent = true
+		case "Idempotency-Key", "X-Idempotency-Key":
+			fl.idempotent = true
+		}
+		b = b[end+2:]
+	}
+	return fl, nil
+}
+
+// tryPost makes one exchange of p on c, as try does for RoundTrip.
+func (t *Transport) tryPost(ctx context.Context, p *post, c *conn, names []string) (int, []string, io.ReadCloser, error) {
+	stop := context.AfterFunc(ctx, c.closer)
+	b := &body{ctx: ctx}
+	r, err := c.postExchange(p, &b.fr, names)
+	if err != nil {
+		stop()
+		c.nc.Close()
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return 0, nil, nil, ctxErr
+		}
+		return 0, nil, nil, err
+	}
+	b.c, b.t, b.stop, b.reuse = c, t, stop, !r.closing
+	b.rc = &b.fr
+	if r.other != nil {
+		b.rc = r.other
+	}
+	if r.other == http.NoBody || (r.other == nil && b.fr.n == 0) {
+		b.finish(true)
+		return r.status, r.values, http.NoBody, nil
+	}
+	return r.status, r.values, b, nil
+}
+
+// postReply is the head of a reply to Post.
+type postReply struct {
+	status  int
+	values  []string  // of the fields Post was asked for
+	closing bool      // the connection closes after the body
+	other   io.Reader // the body, when http.ReadResponse read the head
+}
+
+// postExchange writes p on c and reads the head of its reply (1xx
+// interim replies skipped), whose body f reads when the head was parsed
+// where it lies.
+func (c *conn) postExchange(p *post, f *framing, names []string) (postReply, error) {
+	if err := c.writePost(p); err != nil {
+		return postReply{}, err
+	}
+	c.lim.n = maxHeadBytes
+	defer func() { c.lim.n = unlimited }()
+	for {
+		r, err := readPostHead(c.br, f, names)
+		if err != nil || r.status >= 200 {
+			return r, err
+		}
+	}
+}
+
+// writePost writes p's head and body, and flushes them, as write does
+// for a request.
+func (c *conn) writePost(p *post) error {
+	w := c.bw
+	holder, holds := c.lim.r.(writeHolder)
+	if holds {
+		holder.startMessage()
+	}
+	w.WriteString("POST ")
+	w.WriteString(p.u.RequestURI())
+	w.WriteString(" HTTP/1.1\r\nHost: ")
+	w.WriteString(trimColon(p.u.Host))
+	w.WriteString("\r\n")
+	if !p.flags.agent {
+		w.WriteString("User-Agent: Go-http-client/1.1\r\n")
+	}
+	w.WriteString("Content-Length: ")
+	w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(len(p.body)), 10))
+	w.WriteString("\r\n")
+	w.Write(p.fields)
+	w.WriteString("\r\n")
+	w.Write(p.body)
+	if holds && c.reused && w.Buffered() > 0 {
+		holder.holdNextWrite() // the request goes out as its answer is read
+	}
+	return w.Flush()
+}
+
+// trimColon is a URL's host without the empty port a trailing colon
+// gives it, as a request's Host field carries it.
+func trimColon(host string) string {
+	if n := len(host); n > 0 && host[n-1] == ':' {
+		return host[:n-1]
+	}
+	return host
+}
+
+// readPostHead reads one reply head from br, parsed where it lies when it
+// is a common one (readResponse), by http.ReadResponse otherwise, and
+// sets f to read the body of a head it parsed.
+func readPostHead(br *bufio.Reader, f *framing, names []string) (postReply, error) {
+	if _, err := br.Peek(1); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return postReply{}, err
+	}
+	buf, _ := br.Peek(br.Buffered())
+	if n := headEnd(buf); n > 0 {
+		var h head
+		if h.parse(buf[:n]) {
+			r := postReply{status: h.code, values: h.values(names), closing: h.close}
+			br.Discard(n)
+			*f = framing{br: br, n: h.length}
+			if h.chunked {
+				f.startChunks()
+			}
+			return r, nil
+		}
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return postReply{}, err
+	}
+	r := postReply{status: resp.StatusCode, values: make([]string, len(names)), other: resp.Body}
+	r.closing = resp.Close || resp.StatusCode == http.StatusSwitchingProtocols
+	for i, name := range names {
+		r.values[i] = resp.Header.Get(name)
+	}
+	return r, nil
+}
+
+// values returns the values of the fields names (canonical), the first
+// of each, copied out of the buffer the head lies in: "" for one absent.
+func (h *head) values(names []string) []string {
+	values := make([]string, len(names))
+	for i, name := range names {
+		for _, f := range h.fields[:h.n] {
+			if f.key == name {
+				values[i] = string(f.value)
+				break
+			}
+		}
+	}
+	return values
+}
