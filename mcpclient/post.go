@@ -50,14 +50,15 @@ func replyOf(resp *http.Response) *httpReply {
 	}
 }
 
-// postMessage POSTs msg with the headers extra adds, and returns the
-// reply: through the transport's Post when it has one for the endpoint and
-// nothing asks for an http.Request (extra headers, cookies, a timeout),
-// else as an http.Request (post, do). A redirect goes again through the
-// client, whose policy follows it (or not).
+// postMessage POSTs msg with the headers extra adds (in place of the
+// session's of the same name), and returns the reply: through the
+// transport's Post when it has one for the endpoint and nothing asks for
+// an http.Request (cookies, a timeout), else as an http.Request (post,
+// do). A redirect goes again through the client, whose policy follows it
+// (or not).
 func (t *httpTransport) postMessage(ctx context.Context, msg []byte, extra http.Header) (*httpReply, error) {
 	ps, ok := t.hc.Transport.(poster)
-	if !ok || len(extra) > 0 || !t.parks() {
+	if !ok || !t.parks() {
 		req, err := t.post(ctx, msg, extra)
 		if err != nil {
 			return nil, err
@@ -68,7 +69,11 @@ func (t *httpTransport) postMessage(ctx context.Context, msg []byte, extra http.
 		}
 		return replyOf(resp), nil
 	}
-	status, values, body, err := ps.Post(ctx, t.u, t.postFields(), msg, replyFields)
+	fields := t.postFields()
+	if len(extra) > 0 {
+		fields = appendFields(appendFieldsBut(nil, t.postHeader(), extra), extra)
+	}
+	status, values, body, err := ps.Post(ctx, t.u, fields, msg, replyFields)
 	if err != nil {
 		return nil, &url.Error{Op: "Post", URL: t.u.String(), Err: err}
 	}
@@ -76,7 +81,7 @@ func (t *httpTransport) postMessage(ctx context.Context, msg []byte, extra http.
 		return &httpReply{status: status, contentType: values[0], session: values[1], length: -1, body: body}, nil
 	}
 	body.Close()
-	req, err := t.post(ctx, msg, nil)
+	req, err := t.post(ctx, msg, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +116,19 @@ func (t *httpTransport) postFields() []byte {
 // appendFields appends h's fields to b, each line "Name: value\r\n".
 func appendFields(b []byte, h http.Header) []byte {
 	for k, vs := range h {
+		for _, v := range vs {
+			b = append(append(append(append(b, k...), ": "...), v...), "\r\n"...)
+		}
+	}
+	return b
+}
+
+// appendFieldsBut appends the fields of h that but does not name.
+func appendFieldsBut(b []byte, h, but http.Header) []byte {
+	for k, vs := range h {
+		if _, ok := but[k]; ok {
+			continue
+		}
 		for _, v := range vs {
 			b = append(append(append(append(b, k...), ": "...), v...), "\r\n"...)
 		}
