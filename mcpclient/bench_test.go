@@ -74,7 +74,9 @@ func BenchmarkCallH1(b *testing.B) {
 // roundTripOnly is h1's transport without its Post.
 type roundTripOnly struct{ t *h1.Transport }
 
-func (r roundTripOnly) RoundTrip(req *http.Request) (*http.Response, error) { return r.t.RoundTrip(req) }
+func (r roundTripOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	return r.t.RoundTrip(req)
+}
 
 // Parks is h1's: the reply streams are parked all the same.
 func (r roundTripOnly) Parks(u *url.URL) bool { return r.t.Parks(u) }
