@@ -59,33 +59,38 @@ func replyOf(resp *http.Response) *httpReply {
 func (t *httpTransport) postMessage(ctx context.Context, msg []byte, extra http.Header) (*httpReply, error) {
 	ps, ok := t.hc.Transport.(poster)
 	if !ok || !t.parks() {
-		req, err := t.post(ctx, msg, extra)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := t.do(req)
-		if err != nil {
-			return nil, err
-		}
-		return replyOf(resp), nil
+		return t.postRequest(ctx, msg, extra, t.do)
 	}
+	rp, err := t.postText(ctx, ps, msg, extra)
+	if err != nil || !redirect(rp.status) {
+		return rp, err
+	}
+	rp.body.Close()
+	return t.postRequest(ctx, msg, extra, t.redirected)
+}
+
+// postText posts msg through ps, with the session's header fields and
+// extra's in place of those of the same name.
+func (t *httpTransport) postText(ctx context.Context, ps poster, msg []byte, extra http.Header) (*httpReply, error) {
 	fields := t.postFields()
 	if len(extra) > 0 {
-		fields = appendFields(appendFieldsBut(nil, t.postHeader(), extra), extra)
+		fields = appendFields(appendFields(nil, t.postHeader(), extra), extra, nil)
 	}
 	status, values, body, err := ps.Post(ctx, t.u, fields, msg, replyFields)
 	if err != nil {
 		return nil, &url.Error{Op: "Post", URL: t.u.String(), Err: err}
 	}
-	if !redirect(status) {
-		return &httpReply{status: status, contentType: values[0], session: values[1], length: -1, body: body}, nil
-	}
-	body.Close()
+	return &httpReply{status: status, contentType: values[0], session: values[1], length: -1, body: body}, nil
+}
+
+// postRequest posts msg as an http.Request with the headers extra adds,
+// sent by send.
+func (t *httpTransport) postRequest(ctx context.Context, msg []byte, extra http.Header, send func(*http.Request) (*http.Response, error)) (*httpReply, error) {
 	req, err := t.post(ctx, msg, extra)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := t.redirected(req)
+	resp, err := send(req)
 	if err != nil {
 		return nil, err
 	}
@@ -108,23 +113,14 @@ func (t *httpTransport) postFields() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.fields == nil || t.fieldsFor != t.postFor {
-		t.fields, t.fieldsFor = appendFields(nil, t.postHdr), t.postFor
+		t.fields, t.fieldsFor = appendFields(nil, t.postHdr, nil), t.postFor
 	}
 	return t.fields
 }
 
-// appendFields appends h's fields to b, each line "Name: value\r\n".
-func appendFields(b []byte, h http.Header) []byte {
-	for k, vs := range h {
-		for _, v := range vs {
-			b = append(append(append(append(b, k...), ": "...), v...), "\r\n"...)
-		}
-	}
-	return b
-}
-
-// appendFieldsBut appends the fields of h that but does not name.
-func appendFieldsBut(b []byte, h, but http.Header) []byte {
+// appendFields appends the fields of h that but does not name to b, each
+// line "Name: value\r\n".
+func appendFields(b []byte, h, but http.Header) []byte {
 	for k, vs := range h {
 		if _, ok := but[k]; ok {
 			continue
