@@ -125,9 +125,9 @@ type postReply struct {
 	other   io.Reader // the body, when http.ReadResponse read the head
 }
 
-// postExchange writes p on c and reads the head of its reply (1xx
-// interim replies skipped), whose body f reads when the head was parsed
-// where it lies.
+// postExchange writes p on c and reads the head of its reply (interim
+// 1xx replies skipped, but 101, as exchange does), whose body f reads when
+// the head was parsed where it lies.
 func (c *conn) postExchange(p *post, f *framing, names []string) (postReply, error) {
 	if err := c.writePost(p); err != nil {
 		return postReply{}, err
@@ -136,7 +136,7 @@ func (c *conn) postExchange(p *post, f *framing, names []string) (postReply, err
 	defer func() { c.lim.n = unlimited }()
 	for {
 		r, err := readPostHead(c.br, f, names)
-		if err != nil || r.status >= 200 {
+		if err != nil || r.status >= 200 || r.status == http.StatusSwitchingProtocols {
 			return r, err
 		}
 	}

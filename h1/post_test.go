@@ -214,3 +214,24 @@ func TestPostEmptyReply(t *testing.T) {
 		t.Errorf("%d idle connections, want 1", n)
 	}
 }
+
+// A 101 reply ends the wait as RoundTrip's does, with the connection not
+// pooled: no second head is waited for.
+func TestPostSwitchingProtocols(t *testing.T) {
+	addr := listen(t, oneRequest(func(nc net.Conn, req *http.Request) {
+		io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: nothing\r\nConnection: Upgrade\r\n\r\n")
+		time.Sleep(time.Second) // no other head comes
+	}))
+	tr := newTransport(t, nil)
+	u, _ := url.Parse(addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	status, _, rc, err := tr.Post(ctx, u, nil, []byte("{}"), nil)
+	if err != nil || status != http.StatusSwitchingProtocols {
+		t.Fatalf("post: %d %v, want 101", status, err)
+	}
+	rc.Close()
+	if n := tr.Idle(); n != 0 {
+		t.Errorf("%d idle connections after a 101", n)
+	}
+}
