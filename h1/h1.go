@@ -195,10 +195,11 @@ func checkHeader(h http.Header) error {
 	return nil
 }
 
-// validName reports whether k is a token: one or more of RFC 9110's
-// tchar, the bytes the response-head parser takes in a name (field.go).
-func validName(k string) bool {
-	if k == "" {
+// validName reports whether k (a Header's key, or a field's name that
+// Post is given) is a token: one or more of RFC 9110's tchar, the bytes
+// the response-head parser takes in a name (field.go).
+func validName[S ~string | ~[]byte](k S) bool {
+	if len(k) == 0 {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
@@ -211,7 +212,7 @@ func validName(k string) bool {
 
 // validValue reports whether v holds only the bytes a field value may:
 // no control character but tabs (field.go's valueByte).
-func validValue(v string) bool {
+func validValue[S ~string | ~[]byte](v S) bool {
 	for i := 0; i < len(v); i++ {
 		if !valueByte(v[i]) {
 			return false

@@ -66,8 +66,8 @@ type fieldFlags struct {
 	idempotent bool // an Idempotency-Key or X-Idempotency-Key field
 }
 
-// checkFields checks the header field lines of b (errHeader), and reports
-// what Post must know of them.
+// checkFields checks the header field lines of b (errHeader), as
+// checkHeader checks a Header's, and reports what Post must know of them.
 func checkFields(b []byte) (fieldFlags, error) {
 	var fl fieldFlags
 	for len(b) > 0 {
@@ -75,21 +75,32 @@ func checkFields(b []byte) (fieldFlags, error) {
 		if end < 0 {
 			return fl, fmt.Errorf("%w: a field line must end in CRLF", errHeader)
 		}
-		key, _, ok := splitField(b[:end])
-		if !ok {
+		name, value, ok := bytes.Cut(b[:end], []byte(":"))
+		if !ok || !validName(name) || !validValue(value) {
 			return fl, fmt.Errorf("%w: %q", errHeader, b[:end])
 		}
-		switch key {
-		case "Host", "Content-Length", "Transfer-Encoding", "Connection":
-			return fl, fmt.Errorf("%w: %s is the framing's", errHeader, key)
-		case "User-Agent":
+		switch {
+		case framingField(name):
+			return fl, fmt.Errorf("%w: %s is the framing's", errHeader, name)
+		case bytes.EqualFold(name, []byte("User-Agent")):
 			fl.agent = true
-		case "Idempotency-Key", "X-Idempotency-Key":
+		case bytes.EqualFold(name, []byte("Idempotency-Key")), bytes.EqualFold(name, []byte("X-Idempotency-Key")):
 			fl.idempotent = true
 		}
 		b = b[end+2:]
 	}
 	return fl, nil
+}
+
+// framingField reports whether name is a field the request's framing
+// owns, which writeHeader leaves out of a Header.
+func framingField(name []byte) bool {
+	for _, f := range []string{"Host", "Content-Length", "Transfer-Encoding", "Connection"} {
+		if bytes.EqualFold(name, []byte(f)) {
+			return true
+		}
+	}
+	return false
 }
 
 // tryPost makes one exchange of p on c, as try does for RoundTrip.

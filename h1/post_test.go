@@ -235,3 +235,23 @@ func TestPostSwitchingProtocols(t *testing.T) {
 		t.Errorf("%d idle connections after a 101", n)
 	}
 }
+
+// Fields are taken as RoundTrip takes a Header's: a long name, and a name
+// in any case, go out as they are.
+func TestPostTakesWhatRoundTripTakes(t *testing.T) {
+	var got atomic.Value
+	s := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("X-" + strings.Repeat("a", 80)))
+	})
+	tr := newTransport(t, nil)
+	long := "X-" + strings.Repeat("a", 80) + ": long\r\n"
+	if status, _, _, err := postAll(context.Background(), tr, s.URL, long, "{}"); err != nil || status != 200 {
+		t.Fatalf("a long field name: %d %v", status, err)
+	}
+	if got.Load() != "long" {
+		t.Errorf("the server saw %q", got.Load())
+	}
+	if _, _, _, err := postAll(context.Background(), tr, s.URL, "host: elsewhere\r\n", "{}"); !errors.Is(err, errHeader) {
+		t.Errorf("a lower-case Host field: %v, want errHeader", err)
+	}
+}
