@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -254,4 +255,47 @@ func TestPostTakesWhatRoundTripTakes(t *testing.T) {
 	if _, _, _, err := postAll(context.Background(), tr, s.URL, "host: elsewhere\r\n", "{}"); !errors.Is(err, errHeader) {
 		t.Errorf("a lower-case Host field: %v, want errHeader", err)
 	}
+}
+
+// FuzzPostFields: whatever fields Post takes, the request it writes is
+// one request, which net/http reads with exactly those fields (and the
+// Content-Length, and the User-Agent Post adds when they have none),
+// and the whole body: no field text can break the framing.
+func FuzzPostFields(f *testing.F) {
+	f.Add([]byte("X-A: 1\r\nMcp-Session-Id: abc\r\n"))
+	f.Add([]byte("User-Agent: mine\r\nX-A:\r\n"))
+	f.Add([]byte("X-A: one\rtwo\r\n"))
+	f.Add([]byte("X-A: v\r\n\r\nGET / HTTP/1.1\r\n"))
+	u, _ := url.Parse("http://example.test/mcp")
+	f.Fuzz(func(t *testing.T, fields []byte) {
+		fl, err := checkFields(fields)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		c := &conn{bw: bufio.NewWriter(&buf), lim: headLimit{r: strings.NewReader(""), n: unlimited}}
+		if err := c.writePost(&post{u: u, fields: fields, body: []byte("{}"), flags: fl}); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(&buf)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			t.Fatalf("fields %q: net/http cannot read the request: %v", fields, err)
+		}
+		body, err := io.ReadAll(req.Body)
+		if err != nil || string(body) != "{}" || req.Host != "example.test" || req.URL.Path != "/mcp" || br.Buffered() != 0 {
+			t.Fatalf("fields %q: body %q (%v), host %q, path %q, %d bytes after", fields, body, err, req.Host, req.URL.Path, br.Buffered())
+		}
+		want := bytes.Count(fields, []byte("\r\n")) + 1 // and Content-Length
+		if !fl.agent {
+			want++
+		}
+		n := 0
+		for _, vs := range req.Header {
+			n += len(vs)
+		}
+		if n != want {
+			t.Fatalf("fields %q: net/http read %d fields (%v), want %d", fields, n, req.Header, want)
+		}
+	})
 }
