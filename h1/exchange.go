@@ -69,32 +69,14 @@ func (l *headLimit) Read(p []byte) (int, error) {
 
 // write writes req's head and body, and flushes them.
 func (c *conn) write(req *http.Request) error {
-	w := c.bw
-	holder, holds := c.lim.r.(writeHolder)
-	if holds {
-		holder.startMessage()
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
 	}
-	w.WriteString(req.Method)
-	w.WriteByte(' ')
-	w.WriteString(req.URL.RequestURI())
-	w.WriteString(" HTTP/1.1\r\nHost: ")
-	if req.Host != "" {
-		w.WriteString(req.Host)
-	} else {
-		w.WriteString(req.URL.Host)
-	}
-	w.WriteString("\r\n")
-	if req.Header.Get("User-Agent") == "" {
-		w.WriteString("User-Agent: Go-http-client/1.1\r\n")
-	}
-	if req.Close {
-		w.WriteString("Connection: close\r\n")
-	}
+	w := c.writeStart(req.Method, req.URL.RequestURI(), host, req.Header.Get("User-Agent") != "", req.Close)
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	if hasBody || req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch {
-		w.WriteString("Content-Length: ")
-		w.Write(strconv.AppendInt(w.AvailableBuffer(), max(req.ContentLength, 0), 10))
-		w.WriteString("\r\n")
+		writeLength(w, max(req.ContentLength, 0))
 	}
 	writeHeader(w, req.Header)
 	w.WriteString("\r\n")
@@ -103,10 +85,48 @@ func (c *conn) write(req *http.Request) error {
 			return err
 		}
 	}
-	if holds && c.reused && w.Buffered() > 0 {
+	return c.writeEnd()
+}
+
+// writeStart starts a request's head on c: its request line, its Host,
+// net/http's User-Agent unless the request names one (agent), and
+// Connection: close when closing. It returns the writer the rest of the
+// message goes to, which writeEnd sends.
+func (c *conn) writeStart(method, uri, host string, agent, closing bool) *bufio.Writer {
+	w := c.bw
+	if holder, holds := c.lim.r.(writeHolder); holds {
+		holder.startMessage()
+	}
+	w.WriteString(method)
+	w.WriteByte(' ')
+	w.WriteString(uri)
+	w.WriteString(" HTTP/1.1\r\nHost: ")
+	w.WriteString(host)
+	w.WriteString("\r\n")
+	if !agent {
+		w.WriteString("User-Agent: Go-http-client/1.1\r\n")
+	}
+	if closing {
+		w.WriteString("Connection: close\r\n")
+	}
+	return w
+}
+
+// writeLength writes a Content-Length field.
+func writeLength(w *bufio.Writer, n int64) {
+	w.WriteString("Content-Length: ")
+	w.Write(strconv.AppendInt(w.AvailableBuffer(), n, 10))
+	w.WriteString("\r\n")
+}
+
+// writeEnd flushes the message writeStart began. On a connection taken
+// from the pool whose writer can hold it, what is left goes out with the
+// read of the answer (writeHolder).
+func (c *conn) writeEnd() error {
+	if holder, holds := c.lim.r.(writeHolder); holds && c.reused && c.bw.Buffered() > 0 {
 		holder.holdNextWrite() // the request goes out as its answer is read
 	}
-	return w.Flush()
+	return c.bw.Flush()
 }
 
 // writeHolder is a connection's writer that can keep a message's write
@@ -148,7 +168,8 @@ type headerWriter interface {
 }
 
 // writeHeader writes h's fields, except those the request line's
-// framing owns.
+// framing owns (the Header's keys as they are; Post's fields, in any case:
+// framingField).
 func writeHeader(w headerWriter, h http.Header) {
 	for k, vs := range h {
 		switch k {
@@ -169,14 +190,22 @@ func writeHeader(w headerWriter, h http.Header) {
 // request context's watch over c; closing asks for the connection's end.
 func (t *Transport) wrapBody(resp *http.Response, b *body, c *conn, stop func() bool, closing bool) {
 	reuse := !closing && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
-	b.c, b.t, b.stop, b.reuse = c, t, stop, reuse
-	b.rc = resp.Body // &b.fr when readResponse parsed the head itself
-	if resp.Body == http.NoBody || resp.ContentLength == 0 {
+	empty := resp.Body == http.NoBody || resp.ContentLength == 0
+	resp.Body = b.attach(t, c, stop, reuse, resp.Body, empty) // resp.Body: &b.fr when readResponse parsed the head itself
+}
+
+// attach makes b the body of a response on c that rc reads, and returns
+// what the caller reads: b, or http.NoBody for an empty body, which gives
+// c back (or closes it) at once. b gives c back to the pool when it is
+// read to its end and reuse holds, and closes it otherwise; stop stops
+// the request context's watch over c.
+func (b *body) attach(t *Transport, c *conn, stop func() bool, reuse bool, rc io.Reader, empty bool) io.ReadCloser {
+	b.c, b.t, b.stop, b.reuse, b.rc = c, t, stop, reuse, rc
+	if empty {
 		b.finish(true)
-		resp.Body = http.NoBody
-		return
+		return http.NoBody
 	}
-	resp.Body = b
+	return b
 }
 
 // body is a response's body over a pooled connection.

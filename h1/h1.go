@@ -135,15 +135,22 @@ func (t *Transport) try(req *http.Request, c *conn) (*http.Response, error) {
 	b := &body{ctx: req.Context()}
 	resp, err := c.exchange(req, &b.fr)
 	if err != nil {
-		stop()
-		c.nc.Close()
-		if ctxErr := req.Context().Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		return nil, err
+		return nil, abandon(req.Context(), c, stop, err)
 	}
 	t.wrapBody(resp, b, c, stop, req.Close)
 	return resp, nil
+}
+
+// abandon ends an exchange on c that failed with err: its context's
+// watch stops and c is closed. It returns ctx's error when ctx has ended
+// (its watch closed c under the exchange), err otherwise.
+func abandon(ctx context.Context, c *conn, stop func() bool, err error) error {
+	stop()
+	c.nc.Close()
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return err
 }
 
 // handles reports whether the transport serves req itself.

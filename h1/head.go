@@ -17,6 +17,20 @@ import (
 // http.ReadResponse, which reads it from its start: nothing is consumed
 // before the head is known to be common.
 func readResponse(br *bufio.Reader, req *http.Request, f *framing) (*http.Response, error) {
+	var h head
+	resp, err := readHead(br, req, &h, f)
+	if resp != nil || err != nil {
+		return resp, err
+	}
+	return h.response(req, f), nil
+}
+
+// readHead reads a response's head from br: a common one (readResponse)
+// parsed where it lies into h, with f set to read its body, and a nil
+// Response; any other by http.ReadResponse, whose Response it returns.
+// h's field values lie in br's buffer: they must be copied before the
+// body is read.
+func readHead(br *bufio.Reader, req *http.Request, h *head, f *framing) (*http.Response, error) {
 	if _, err := br.Peek(1); err != nil {
 		// What http.ReadResponse returns when the status line's read fails.
 		if err == io.EOF {
@@ -25,12 +39,13 @@ func readResponse(br *bufio.Reader, req *http.Request, f *framing) (*http.Respon
 		return nil, err
 	}
 	buf, _ := br.Peek(br.Buffered())
-	if n := headEnd(buf); n > 0 && req.Method != http.MethodHead {
-		var h head
-		if h.parse(buf[:n]) {
-			br.Discard(n)
-			return h.response(req, br, f), nil
+	if n := headEnd(buf); n > 0 && (req == nil || req.Method != http.MethodHead) && h.parse(buf[:n]) {
+		br.Discard(n)
+		*f = framing{br: br, n: h.length}
+		if h.chunked {
+			f.startChunks()
 		}
+		return nil, nil
 	}
 	return http.ReadResponse(br, req)
 }
@@ -160,9 +175,9 @@ func parseLength(v []byte, n *int64) bool {
 	return true
 }
 
-// response builds the response of the parsed head, whose body is read
-// from br through f.
-func (h *head) response(req *http.Request, br *bufio.Reader, f *framing) *http.Response {
+// response builds the response of the parsed head, whose body f reads
+// (readHead set it), and makes it the response its trailer goes to.
+func (h *head) response(req *http.Request, f *framing) *http.Response {
 	resp := &http.Response{
 		Status:        status(h.status),
 		StatusCode:    h.code,
@@ -174,10 +189,9 @@ func (h *head) response(req *http.Request, br *bufio.Reader, f *framing) *http.R
 		Close:         h.close,
 		Request:       req,
 	}
-	*f = framing{br: br, n: h.length, resp: resp}
+	f.resp = resp
 	if h.chunked {
 		resp.TransferEncoding = []string{"chunked"}
-		f.startChunks()
 	}
 	resp.Body = f
 	if h.length == 0 {

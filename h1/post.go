@@ -8,7 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
+	"strings"
 )
 
 // Post sends a POST of body to u, over a pooled connection as RoundTrip
@@ -92,10 +92,11 @@ func checkFields(b []byte) (fieldFlags, error) {
 	return fl, nil
 }
 
-// framingField reports whether name is a field the request's framing
-// owns, which writeHeader leaves out of a Header.
+// framingField reports whether name, in any case, is a field the
+// request's framing owns: writeHeader's list, which it leaves out of a
+// Header.
 func framingField(name []byte) bool {
-	for _, f := range []string{"Host", "Content-Length", "Transfer-Encoding", "Connection"} {
+	for _, f := range [...]string{"Host", "Content-Length", "Transfer-Encoding", "Connection"} {
 		if bytes.EqualFold(name, []byte(f)) {
 			return true
 		}
@@ -109,31 +110,18 @@ func (t *Transport) tryPost(ctx context.Context, p *post, c *conn, names []strin
 	b := &body{ctx: ctx}
 	r, err := c.postExchange(p, &b.fr, names)
 	if err != nil {
-		stop()
-		c.nc.Close()
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return 0, nil, nil, ctxErr
-		}
-		return 0, nil, nil, err
+		return 0, nil, nil, abandon(ctx, c, stop, err)
 	}
-	b.c, b.t, b.stop, b.reuse = c, t, stop, !r.closing
-	b.rc = &b.fr
-	if r.other != nil {
-		b.rc = r.other
-	}
-	if r.other == http.NoBody || (r.other == nil && b.fr.n == 0) {
-		b.finish(true)
-		return r.status, r.values, http.NoBody, nil
-	}
-	return r.status, r.values, b, nil
+	return r.status, r.values, b.attach(t, c, stop, !r.closing, r.body, r.empty), nil
 }
 
-// postReply is the head of a reply to Post.
+// postReply is the head of a reply to Post, and the reader of its body.
 type postReply struct {
 	status  int
-	values  []string  // of the fields Post was asked for
-	closing bool      // the connection closes after the body
-	other   io.Reader // the body, when http.ReadResponse read the head
+	values  []string // of the fields Post was asked for
+	closing bool     // the connection closes after the body
+	body    io.Reader
+	empty   bool // the body has no bytes
 }
 
 // postExchange writes p on c and reads the head of its reply (interim
@@ -156,69 +144,28 @@ func (c *conn) postExchange(p *post, f *framing, names []string) (postReply, err
 // writePost writes p's head and body, and flushes them, as write does
 // for a request.
 func (c *conn) writePost(p *post) error {
-	w := c.bw
-	holder, holds := c.lim.r.(writeHolder)
-	if holds {
-		holder.startMessage()
-	}
-	w.WriteString("POST ")
-	w.WriteString(p.u.RequestURI())
-	w.WriteString(" HTTP/1.1\r\nHost: ")
-	w.WriteString(trimColon(p.u.Host))
-	w.WriteString("\r\n")
-	if !p.flags.agent {
-		w.WriteString("User-Agent: Go-http-client/1.1\r\n")
-	}
-	w.WriteString("Content-Length: ")
-	w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(len(p.body)), 10))
-	w.WriteString("\r\n")
+	w := c.writeStart(http.MethodPost, p.u.RequestURI(), strings.TrimSuffix(p.u.Host, ":"), p.flags.agent, false)
+	writeLength(w, int64(len(p.body)))
 	w.Write(p.fields)
 	w.WriteString("\r\n")
 	w.Write(p.body)
-	if holds && c.reused && w.Buffered() > 0 {
-		holder.holdNextWrite() // the request goes out as its answer is read
-	}
-	return w.Flush()
+	return c.writeEnd()
 }
 
-// trimColon is a URL's host without the empty port a trailing colon
-// gives it, as a request's Host field carries it.
-func trimColon(host string) string {
-	if n := len(host); n > 0 && host[n-1] == ':' {
-		return host[:n-1]
-	}
-	return host
-}
-
-// readPostHead reads one reply head from br, parsed where it lies when it
-// is a common one (readResponse), by http.ReadResponse otherwise, and
-// sets f to read the body of a head it parsed.
+// readPostHead reads one reply head from br (readHead), its body read
+// through f when the head was parsed where it lies.
 func readPostHead(br *bufio.Reader, f *framing, names []string) (postReply, error) {
-	if _, err := br.Peek(1); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	var h head
+	resp, err := readHead(br, nil, &h, f)
+	switch {
+	case err != nil:
 		return postReply{}, err
+	case resp == nil:
+		return postReply{status: h.code, values: h.values(names), closing: h.close, body: f, empty: h.length == 0}, nil
 	}
-	buf, _ := br.Peek(br.Buffered())
-	if n := headEnd(buf); n > 0 {
-		var h head
-		if h.parse(buf[:n]) {
-			r := postReply{status: h.code, values: h.values(names), closing: h.close}
-			br.Discard(n)
-			*f = framing{br: br, n: h.length}
-			if h.chunked {
-				f.startChunks()
-			}
-			return r, nil
-		}
-	}
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return postReply{}, err
-	}
-	r := postReply{status: resp.StatusCode, values: make([]string, len(names)), other: resp.Body}
+	r := postReply{status: resp.StatusCode, values: make([]string, len(names)), body: resp.Body}
 	r.closing = resp.Close || resp.StatusCode == http.StatusSwitchingProtocols
+	r.empty = resp.Body == http.NoBody || resp.ContentLength == 0
 	for i, name := range names {
 		r.values[i] = resp.Header.Get(name)
 	}
