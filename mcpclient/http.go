@@ -28,17 +28,15 @@ type httpTransport struct {
 	// made once for every request (net/http only reads them).
 	sessionHdr, versionHdr []string
 	// postHdr is the whole Header of a POST that adds none of its own,
-	// shared by every such POST (postHeader); postFor is the session and
-	// version it was made with.
-	postHdr http.Header
-	postFor [2]string
-	// fields are postHdr's fields as a poster takes them (postFields),
-	// made for fieldsFor's session and version.
-	fields    []byte
-	fieldsFor [2]string
-	listen    sync.WaitGroup
-	drains    sync.WaitGroup // reply streams read to their end (release)
-	readers   readerPool
+	// shared by every such POST (postHeader), and postFields its fields
+	// as a poster takes them; postFor is the session and version they
+	// were made with.
+	postHdr    http.Header
+	postFields []byte
+	postFor    [2]string
+	listen     sync.WaitGroup
+	drains     sync.WaitGroup // reply streams read to their end (release)
+	readers    readerPool
 	// drainWait bounds the wait for the end of a reply stream whose
 	// answer came (defaultDrainWait).
 	drainWait time.Duration
@@ -118,13 +116,20 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, extra http.Header)
 	return req, nil
 }
 
-// postHeader returns the Header POSTs share, made again at the first one
-// after the session or version changed.
+// postHeader returns the Header POSTs share (postShared).
 func (t *httpTransport) postHeader() http.Header {
+	h, _ := t.postShared()
+	return h
+}
+
+// postShared returns the Header POSTs share and its fields as a poster
+// takes them (postFields), both made again at the first POST after the
+// session or version changed.
+func (t *httpTransport) postShared() (http.Header, []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.postHdr != nil && t.postFor == [2]string{t.session, t.version} {
-		return t.postHdr
+		return t.postHdr, t.postFields
 	}
 	h := make(http.Header, len(t.header)+4)
 	for k, v := range t.header {
@@ -138,8 +143,8 @@ func (t *httpTransport) postHeader() http.Header {
 	}
 	h["Content-Type"] = contentTypeJSON
 	h["Accept"] = acceptPost
-	t.postHdr, t.postFor = h, [2]string{t.session, t.version}
-	return h
+	t.postHdr, t.postFields, t.postFor = h, appendFields(nil, h, nil), [2]string{t.session, t.version}
+	return h, t.postFields
 }
 
 // newRequest is http.NewRequestWithContext without parsing the endpoint's

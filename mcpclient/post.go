@@ -72,9 +72,9 @@ func (t *httpTransport) postMessage(ctx context.Context, msg []byte, extra http.
 // postText posts msg through ps, with the session's header fields and
 // extra's in place of those of the same name.
 func (t *httpTransport) postText(ctx context.Context, ps poster, msg []byte, extra http.Header) (*httpReply, error) {
-	fields := t.postFields()
+	h, fields := t.postShared()
 	if len(extra) > 0 {
-		fields = appendFields(appendFields(nil, t.postHeader(), extra), extra, nil)
+		fields = appendFields(appendFields(nil, h, extra), extra, nil)
 	}
 	status, values, body, err := ps.Post(ctx, t.u, fields, msg, replyFields)
 	if err != nil {
@@ -104,18 +104,6 @@ func redirect(status int) bool {
 		return true
 	}
 	return false
-}
-
-// postFields returns the header fields of a POST as Post takes them: the
-// fields of the Header POSTs share (postHeader), made again with it.
-func (t *httpTransport) postFields() []byte {
-	t.postHeader()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.fields == nil || t.fieldsFor != t.postFor {
-		t.fields, t.fieldsFor = appendFields(nil, t.postHdr, nil), t.postFor
-	}
-	return t.fields
 }
 
 // appendFields appends the fields of h that but does not name to b, each
