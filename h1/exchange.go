@@ -27,10 +27,17 @@ func (c *conn) exchange(req *http.Request, f *framing) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+		if final(resp.StatusCode) {
 			return resp, nil
 		}
 	}
+}
+
+// final reports whether a response of status ends the wait for the
+// answer: any but an interim 1xx, 101 included, as net/http's transport
+// reads them.
+func final(status int) bool {
+	return status >= 200 || status == http.StatusSwitchingProtocols
 }
 
 // maxHeadBytes bounds what the connection may read while a response's

@@ -125,8 +125,8 @@ type postReply struct {
 }
 
 // postExchange writes p on c and reads the head of its reply (interim
-// 1xx replies skipped, but 101, as exchange does), whose body f reads when
-// the head was parsed where it lies.
+// ones skipped, as exchange does: final), whose body f reads when the head
+// was parsed where it lies.
 func (c *conn) postExchange(p *post, f *framing, names []string) (postReply, error) {
 	if err := c.writePost(p); err != nil {
 		return postReply{}, err
@@ -135,7 +135,7 @@ func (c *conn) postExchange(p *post, f *framing, names []string) (postReply, err
 	defer func() { c.lim.n = unlimited }()
 	for {
 		r, err := readPostHead(c.br, f, names)
-		if err != nil || r.status >= 200 || r.status == http.StatusSwitchingProtocols {
+		if err != nil || final(r.status) {
 			return r, err
 		}
 	}
