@@ -121,20 +121,15 @@ func TestPostUncommonHeadAndInterim(t *testing.T) {
 	var conns atomic.Int32
 	addr := listen(t, func(nc net.Conn) {
 		conns.Add(1)
-		defer nc.Close()
-		br := bufio.NewReader(nc)
-		for i := 0; ; i++ {
-			req, err := http.ReadRequest(br)
-			if err != nil {
-				return
-			}
+		eachRequest(nc, func(i int, req *http.Request) bool {
 			io.Copy(io.Discard, req.Body)
 			if i == 0 {
 				io.WriteString(nc, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\nplan")
-				continue
+			} else {
+				io.WriteString(nc, "HTTP/1.1 200 OK\r\nPragma: no-cache\r\nX-Echo: old\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nold")
 			}
-			io.WriteString(nc, "HTTP/1.1 200 OK\r\nPragma: no-cache\r\nX-Echo: old\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nold")
-		}
+			return true
+		})
 	})
 	tr := newTransport(t, nil)
 	status, values, got, err := postAll(context.Background(), tr, addr, "", "{}")

@@ -42,21 +42,30 @@ func newDropper(t *testing.T) *dropper {
 
 // conn serves connection number n (1, 2, …).
 func (d *dropper) conn(nc net.Conn, n int) {
-	defer nc.Close()
-	br := bufio.NewReader(nc)
-	for i := 0; ; i++ {
-		req, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
+	eachRequest(nc, func(i int, req *http.Request) bool {
 		b, _ := io.ReadAll(req.Body)
 		d.mu.Lock()
 		d.seen = append(d.seen, strings.Join([]string{string(rune('0' + n)), req.Method, string(b)}, " "))
 		d.mu.Unlock()
 		if i > 0 {
-			return // the second request on a connection: close, no answer
+			return false // the second request on a connection: close, no answer
 		}
 		io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+}
+
+// eachRequest hands the requests read from nc to serve, with their
+// number on the connection (0, 1, …), until the client closes it or
+// serve reports false; then it closes nc.
+func eachRequest(nc net.Conn, serve func(i int, req *http.Request) bool) {
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	for i := 0; ; i++ {
+		req, err := http.ReadRequest(br)
+		if err != nil || !serve(i, req) {
+			return
+		}
 	}
 }
 
