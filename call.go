@@ -69,6 +69,29 @@ func WantsProgress(n Notifier) bool {
 	return true
 }
 
+// Deferrer is a Notifier that can run work once the call's reply has gone
+// out to the client: the MCP endpoint's reply to a POST, which its
+// handler writes and flushes before it runs what was deferred. The
+// pipeline hands it what no reply waits for (the call's audit record and
+// its event), so that the client does not wait for them either.
+type Deferrer interface {
+	// Defer arranges for f to run, on the goroutine that wrote the
+	// reply, after the reply went out, and reports whether it will; false
+	// (a reply that cannot run deferred work, or whose work already ran)
+	// leaves f to the caller.
+	Defer(f func()) bool
+}
+
+// AfterReply runs f once the call's reply went out when n is a Deferrer
+// that takes it, and before it returns otherwise: for work the reply does
+// not wait for.
+func AfterReply(n Notifier, f func()) {
+	if d, ok := n.(Deferrer); ok && d.Defer(f) {
+		return
+	}
+	f()
+}
+
 // NopNotifier drops every notification.
 type NopNotifier struct{}
 

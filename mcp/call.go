@@ -98,6 +98,8 @@ func (s *Server) streamed(method string) bool {
 func (s *Server) serveStreamed(w http.ResponseWriter, r *http.Request, ls *liveSession, agent *mcpgate.Agent, cred *mcpgate.Credential, acc accepts, m *message) {
 	reply := s.newCallReply(r, w, ls, acc).start(s.pausers != nil && s.pausers.MayPause(agent))
 	if reply.paused == nil {
+		reply.deferring = true
+		defer reply.runDeferred() // even after a panic: an audit record is not lost
 		resp, cancelled, logLine := s.execStreamed(ls, agent, cred, m, reply)
 		if !reply.finish(resp, cancelled) {
 			writeJSON(w, replyStatus(ls, resp), resp)
@@ -223,7 +225,7 @@ func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token
 	if !ok {
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)}), false
 	}
-	defer ls.endCall(key, cancel)
+	defer ls.endCall(key, reply, cancel)
 	if reply.traceparent != "" {
 		ctx = s.tracer.Join(ctx, reply.traceparent, reply.tracestate)
 	}
@@ -268,16 +270,23 @@ type callReply struct {
 	// requests wait for the client's retry; nil for other replies.
 	held *heldCall
 
+	// deferring is set, before the request runs, for a reply whose
+	// handler runs the deferred work (Defer) once the reply went out.
+	deferring bool
+
 	mu         sync.Mutex
 	st         *postStream
 	done       bool
 	progressed bool
 	progress   float64
+	deferred   []func() // Defer's, until runDeferred
+	ranDefer   bool     // runDeferred ran: Defer takes nothing more
 }
 
 var (
 	_ mcpgate.Notifier        = (*callReply)(nil)
 	_ mcpgate.ClientRequester = (*callReply)(nil)
+	_ mcpgate.Deferrer        = (*callReply)(nil)
 )
 
 func (s *Server) newCallReply(r *http.Request, w http.ResponseWriter, ls *liveSession, acc accepts) *callReply {
@@ -435,6 +444,34 @@ func (c *callReply) finish(resp []byte, cancelled bool) bool {
 		return true
 	}
 	return false
+}
+
+// Defer runs f once the reply went out (mcpgate.Deferrer): it takes f
+// only for a reply whose handler runs deferred work after writing it (one
+// served on the handler's goroutine, not a batch's or a pausable one's),
+// and only until that work ran.
+func (c *callReply) Defer(f func()) bool {
+	if !c.deferring {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ranDefer {
+		return false
+	}
+	c.deferred = append(c.deferred, f)
+	return true
+}
+
+// runDeferred runs the work Defer took, once the reply went out.
+func (c *callReply) runDeferred() {
+	c.mu.Lock()
+	fs := c.deferred
+	c.deferred, c.ranDefer = nil, true
+	c.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

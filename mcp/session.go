@@ -349,12 +349,13 @@ func (ls *liveSession) startCall(key string) (context.Context, context.CancelCau
 	return ctx, cancel, true
 }
 
-// endCall unregisters a finished call.
-func (ls *liveSession) endCall(key string, cancel context.CancelCauseFunc) {
+// endCall unregisters a finished call, so that its id may be used again
+// once its reply went out, and ends its context then (AfterReply).
+func (ls *liveSession) endCall(key string, n mcpgate.Notifier, cancel context.CancelCauseFunc) {
 	ls.mu.Lock()
 	delete(ls.calls, key)
 	ls.mu.Unlock()
-	cancel(nil)
+	mcpgate.AfterReply(n, func() { cancel(nil) })
 }
 
 // cancelCall cancels the call in flight with the given request id, if any,

@@ -96,3 +96,55 @@ func TestCallPublishesOneEventPerCall(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// deferring is a Notifier that takes deferred work (mcpgate.Deferrer), as
+// the MCP endpoint's reply does, until run runs it.
+type deferring struct {
+	mcpgate.NopNotifier
+	later []func()
+	ran   bool
+}
+
+func (d *deferring) Defer(f func()) bool {
+	if d.ran {
+		return false
+	}
+	d.later = append(d.later, f)
+	return true
+}
+
+func (d *deferring) run() {
+	d.ran = true
+	for _, f := range d.later {
+		f()
+	}
+}
+
+// TestAuditAndEventAfterTheReply: a call whose Notifier defers work has
+// its metrics recorded before Call returns, and its audit record and event
+// handed over only when the deferred work runs (after the reply); a
+// Notifier that cannot defer gets them before Call returns.
+func TestAuditAndEventAfterTheReply(t *testing.T) {
+	h := newHarness(t, func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("ok")}}, nil
+	})
+	ev, audit, rec := &published{}, &audited{}, &recorder{}
+	h.p = New(&Options{Tables: mustRegistry(t), Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: h.rest},
+		Events: ev, Auditor: audit, Recorder: rec, Logger: slog.New(slog.DiscardHandler)})
+	agent := &mcpgate.Agent{ID: "a1", OwnerID: "u1"}
+	d := &deferring{}
+	if _, err := h.p.Call(context.Background(), &mcpgate.Call{Agent: agent, ToolName: "echo", Arguments: json.RawMessage(`{"q":"hi"}`), Notifier: d}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.observations()) != 1 || len(audit.recs) != 0 || len(ev.events) != 0 {
+		t.Fatalf("before the deferred work: %d calls recorded (want 1), %d audited and %d published (want 0)", len(rec.observations()), len(audit.recs), len(ev.events))
+	}
+	d.run()
+	if len(audit.recs) != 1 || len(ev.events) != 1 || audit.recs[0].Outcome != mcpgate.OutcomeOK {
+		t.Fatalf("after the deferred work: %d audited, %d published, want 1 each", len(audit.recs), len(ev.events))
+	}
+	h.p.Call(context.Background(), &mcpgate.Call{Agent: agent, ToolName: "echo", Arguments: json.RawMessage(`{"q":"hi"}`), Notifier: d})
+	if len(audit.recs) != 2 || len(ev.events) != 2 {
+		t.Errorf("with a Notifier whose work ran: %d audited, %d published, want 2 each before Call returned", len(audit.recs), len(ev.events))
+	}
+}

@@ -118,7 +118,11 @@ func New(opts *Options) *Pipeline {
 // Call runs one tools/call. call.Agent and call.ToolName must be set; the
 // pipeline resolves call.Skill and call.Tool. Returns ENOTFOUND for an
 // unknown tool and ETIMEOUT when the backend overruns its deadline; tool
-// failures, including invalid arguments, are results with IsError.
+// failures, including invalid arguments, are results with IsError. The
+// call's metrics are recorded before Call returns; its audit record and
+// event are handed over after the reply went out when call.Notifier is a
+// Deferrer that takes them (publish's ctx may have ended by then), and
+// before Call returns otherwise.
 func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 	start := p.opts.Now()
 	st := &callState{}
@@ -127,9 +131,11 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	_, span := p.stage(ctx, "mcpgate.record")
 	p.record(call, res, err, d)
 	if p.opts.Auditor != nil || p.opts.Events != nil {
-		id, outcome := mcpgate.NewCallID(start), outcomeOf(st, res, err)
-		p.audit(call, st, res, err, id, outcome, start, d)
-		p.publish(ctx, call, id, outcome, err, d)
+		mcpgate.AfterReply(call.Notifier, func() {
+			id, outcome := mcpgate.NewCallID(start), outcomeOf(st, res, err)
+			p.audit(call, st, res, err, id, outcome, start, d)
+			p.publish(ctx, call, id, outcome, err, d)
+		})
 	}
 	span.End(nil)
 	return res, err

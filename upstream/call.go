@@ -38,7 +38,7 @@ func (m *Manager) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	}
 	timeout := sk.CallTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	defer mcpgate.AfterReply(call.Notifier, cancel) // the deadline's timer is not the reply's wait
 	res, s, err := l.callTool(ctx, call)
 	if s != nil && sessionMissing(err) {
 		// The upstream forgot the session before it saw the call: once

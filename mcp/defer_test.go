@@ -1,0 +1,111 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgate/mcpgate"
+)
+
+// TestDeferredWorkRunsAfterTheReply: what a call defers (mcpgate.Deferrer)
+// runs once its reply went out: the client has the whole response while
+// the deferred work still waits; the work runs even so, on the handler's
+// goroutine, and a reply whose work ran takes no more.
+func TestDeferredWorkRunsAfterTheReply(t *testing.T) {
+	t.Parallel()
+	h := mustHarness(t, nil)
+	release, ran := make(chan struct{}), make(chan struct{})
+	took := make(chan mcpgate.Deferrer, 1)
+	h.gw.setTool("defers", func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		d, ok := call.Notifier.(mcpgate.Deferrer)
+		if !ok || !d.Defer(func() { <-release; close(ran) }) {
+			return mcpgate.ErrorResult("the reply took no deferred work"), nil
+		}
+		took <- d
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("done")}}, nil
+	})
+	sid := h.mustInit(t, "2025-11-25", nil)
+	released := false
+	defer func() {
+		if !released {
+			close(release) // let a handler stuck in the work end
+		}
+	}()
+	replied := h.async(t, req{session: sid, header: map[string]string{"Accept": "application/json"},
+		body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"defers","arguments":{}}}`})
+	var resp *http.Response
+	select {
+	case resp = <-replied:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reply waited for the deferred work")
+	}
+	if resp == nil {
+		return
+	}
+	if body := mustRead(t, resp); !strings.Contains(body, `"text":"done"`) {
+		t.Fatalf("reply: %s", body)
+	}
+	resp.Body.Close()
+	select {
+	case <-ran:
+		t.Fatal("the deferred work ran before it was released")
+	default:
+	}
+	released = true
+	close(release)
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the deferred work never ran")
+	}
+	d := <-took
+	if d.Defer(func() {}) {
+		t.Error("a reply whose deferred work ran took more")
+	}
+}
+
+// TestBatchRepliesDeferNothing: a call in a batch, whose reply is one of
+// the batch's, leaves its work to its caller (Defer reports false).
+func TestBatchRepliesDeferNothing(t *testing.T) {
+	t.Parallel()
+	h := mustHarness(t, nil)
+	h.gw.setTool("defers", func(_ context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		if d, ok := call.Notifier.(mcpgate.Deferrer); ok && d.Defer(func() {}) {
+			return mcpgate.ErrorResult("a batch's reply took deferred work"), nil
+		}
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("inline")}}, nil
+	})
+	sid := h.mustInit(t, "2025-03-26", nil)
+	body := h.mustRawRPC(t, sid, `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"defers","arguments":{}}}]`)
+	if !strings.Contains(body, `"text":"inline"`) {
+		t.Fatalf("reply: %s", body)
+	}
+}
+
+// TestCallContextEndsAfterTheReply: a call's context ends once its reply
+// went out, and its id may be used again as soon as the client has the
+// reply.
+func TestCallContextEndsAfterTheReply(t *testing.T) {
+	t.Parallel()
+	h := mustHarness(t, nil)
+	ctxs := make(chan context.Context, 2)
+	h.gw.setTool("keeps", func(ctx context.Context, _ *mcpgate.Call) (*mcpgate.Result, error) {
+		ctxs <- ctx
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("kept")}}, nil
+	})
+	sid := h.mustInit(t, "2025-11-25", nil)
+	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"keeps","arguments":{}}}`
+	for i := range 2 {
+		if body := h.mustRawRPC(t, sid, call); !strings.Contains(body, `"text":"kept"`) {
+			t.Fatalf("call %d with id 7: %s", i+1, body)
+		}
+		select {
+		case <-(<-ctxs).Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %d: its context did not end after its reply", i+1)
+		}
+	}
+}
