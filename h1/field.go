@@ -142,30 +142,76 @@ func canonicalKey(k []byte) string {
 		b[i] = c
 		upper = c == '-'
 	}
-	if s, ok := commonKeys[string(b)]; ok {
+	if s := commonKey(b); s != "" {
 		return s
 	}
 	return string(b)
 }
 
-// commonKeys interns the field names of common responses and requests.
-var commonKeys = func() map[string]string {
-	m := make(map[string]string)
-	for _, k := range []string{
-		"Access-Control-Allow-Origin", "Access-Control-Expose-Headers",
-		"Cache-Control", "Connection", "Content-Encoding", "Content-Length",
-		"Content-Type", "Date", "Keep-Alive", "Mcp-Protocol-Version",
-		"Mcp-Session-Id", "Server", "Transfer-Encoding", "Vary",
-		"X-Accel-Buffering", "X-Content-Type-Options",
-		// and of the requests the server serves itself
-		"Accept", "Accept-Encoding", "Authorization", "Host", "Idempotency-Key",
-		"Last-Event-Id", "Origin", "Traceparent", "Tracestate", "User-Agent",
-		"X-Agent-Api-Key",
-	} {
-		m[k] = k
+// commonKey returns the canonical field name b as a constant when it is
+// one of the names of common responses and requests, and "" otherwise: a
+// switch, which the compiler makes a search by length and value, without
+// the hashing and the table a map lookup touches.
+func commonKey(b []byte) string {
+	switch string(b) {
+	case "Access-Control-Allow-Origin":
+		return "Access-Control-Allow-Origin"
+	case "Access-Control-Expose-Headers":
+		return "Access-Control-Expose-Headers"
+	case "Cache-Control":
+		return "Cache-Control"
+	case "Connection":
+		return "Connection"
+	case "Content-Encoding":
+		return "Content-Encoding"
+	case "Content-Length":
+		return "Content-Length"
+	case "Content-Type":
+		return "Content-Type"
+	case "Date":
+		return "Date"
+	case "Keep-Alive":
+		return "Keep-Alive"
+	case "Mcp-Protocol-Version":
+		return "Mcp-Protocol-Version"
+	case "Mcp-Session-Id":
+		return "Mcp-Session-Id"
+	case "Server":
+		return "Server"
+	case "Transfer-Encoding":
+		return "Transfer-Encoding"
+	case "Vary":
+		return "Vary"
+	case "X-Accel-Buffering":
+		return "X-Accel-Buffering"
+	case "X-Content-Type-Options":
+		return "X-Content-Type-Options"
+	// and of the requests the server serves itself
+	case "Accept":
+		return "Accept"
+	case "Accept-Encoding":
+		return "Accept-Encoding"
+	case "Authorization":
+		return "Authorization"
+	case "Host":
+		return "Host"
+	case "Idempotency-Key":
+		return "Idempotency-Key"
+	case "Last-Event-Id":
+		return "Last-Event-Id"
+	case "Origin":
+		return "Origin"
+	case "Traceparent":
+		return "Traceparent"
+	case "Tracestate":
+		return "Tracestate"
+	case "User-Agent":
+		return "User-Agent"
+	case "X-Agent-Api-Key":
+		return "X-Agent-Api-Key"
 	}
-	return m
-}()
+	return ""
+}
 
 // trimBlanks trims spaces and tabs at both ends of v.
 func trimBlanks(v []byte) []byte {

@@ -212,3 +212,24 @@ func BenchmarkReadResponse(b *testing.B) {
 		})
 	}
 }
+
+// TestCanonicalKey: a field name comes back as net/textproto canonicalizes
+// it; the common names of MCP exchanges without an allocation.
+func TestCanonicalKey(t *testing.T) {
+	common := []string{"access-control-allow-origin", "ACCESS-CONTROL-EXPOSE-HEADERS", "cache-control", "connection",
+		"content-encoding", "content-length", "content-type", "date", "keep-alive", "mcp-protocol-version",
+		"MCP-SESSION-ID", "server", "transfer-encoding", "vary", "x-accel-buffering", "x-content-type-options",
+		"accept", "accept-encoding", "authorization", "host", "idempotency-key", "last-event-id", "origin",
+		"traceparent", "tracestate", "user-agent", "x-agent-api-key"}
+	for _, k := range append(common, "x-custom", "mcp-method", "a", "x--y", "0-abc") {
+		if got, want := canonicalKey([]byte(k)), http.CanonicalHeaderKey(k); got != want {
+			t.Errorf("canonicalKey(%q) = %q, want %q", k, got, want)
+		}
+	}
+	for _, k := range common {
+		b := []byte(k)
+		if n := testing.AllocsPerRun(10, func() { canonicalKey(b) }); n != 0 {
+			t.Errorf("canonicalKey(%q) allocates %v times, want none", k, n)
+		}
+	}
+}

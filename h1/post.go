@@ -79,12 +79,12 @@ func checkFields(b []byte) (fieldFlags, error) {
 		if !ok || !validName(name) || !validValue(value) {
 			return fl, fmt.Errorf("%w: %q", errHeader, b[:end])
 		}
-		switch {
-		case framingField(name):
+		switch fieldKind(name) {
+		case framingName:
 			return fl, fmt.Errorf("%w: %s is the framing's", errHeader, name)
-		case bytes.EqualFold(name, []byte("User-Agent")):
+		case agentName:
 			fl.agent = true
-		case bytes.EqualFold(name, []byte("Idempotency-Key")), bytes.EqualFold(name, []byte("X-Idempotency-Key")):
+		case idempotencyName:
 			fl.idempotent = true
 		}
 		b = b[end+2:]
@@ -92,16 +92,47 @@ func checkFields(b []byte) (fieldFlags, error) {
 	return fl, nil
 }
 
-// framingField reports whether name, in any case, is a field the
-// request's framing owns: writeHeader's list, which it leaves out of a
-// Header.
-func framingField(name []byte) bool {
-	for _, f := range [...]string{"Host", "Content-Length", "Transfer-Encoding", "Connection"} {
-		if bytes.EqualFold(name, []byte(f)) {
-			return true
+// The kinds of field names checkFields tells apart.
+const (
+	plainName       = iota
+	framingName     // a field the request's framing owns: writeHeader's list, which it leaves out of a Header
+	agentName       // User-Agent
+	idempotencyName // Idempotency-Key or X-Idempotency-Key
+)
+
+// fieldKind returns the kind of a field name, in any case, looking only
+// at the names of its length.
+func fieldKind(name []byte) int {
+	is := func(s string) bool { return bytes.EqualFold(name, []byte(s)) }
+	switch len(name) {
+	case len("Host"):
+		if is("Host") {
+			return framingName
+		}
+	case len("Connection"): // and User-Agent
+		if is("Connection") {
+			return framingName
+		}
+		if is("User-Agent") {
+			return agentName
+		}
+	case len("Content-Length"):
+		if is("Content-Length") {
+			return framingName
+		}
+	case len("Idempotency-Key"):
+		if is("Idempotency-Key") {
+			return idempotencyName
+		}
+	case len("Transfer-Encoding"): // and X-Idempotency-Key
+		if is("Transfer-Encoding") {
+			return framingName
+		}
+		if is("X-Idempotency-Key") {
+			return idempotencyName
 		}
 	}
-	return false
+	return plainName
 }
 
 // tryPost makes one exchange of p on c, as try does for RoundTrip.
