@@ -250,6 +250,11 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 		return nil, s.callError(ctx, p, err)
 	}
 	select {
+	case r := <-p.reply: // most often there already: the POST's reply had the answer
+		return r.result, r.err
+	default:
+	}
+	select {
 	case r := <-p.reply:
 		return r.result, r.err
 	case <-ctx.Done():
