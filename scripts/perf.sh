@@ -72,7 +72,12 @@
 # direct leg, the byte forwarder, scripts/mcprelay (the plainest MCP relay,
 # on net/http, on h1 and by hand) and the gateway (and OLD=BINARY's) called in turn,
 # call by call, ROUNDS runs (default 5) of --duration each (run_latency
-# says why).
+# says why); NEW=BINARY runs the gateway under test from BINARY instead
+# of this tree's build (with OLD, the two builds in either place of the
+# turns); TURN_GAP=D waits D after each call (`load --turn-gap`), so
+# that what one leg's process does after its response (the gateway's
+# access line, its deferred audit record) does not meet the next leg's
+# call.
 # --only pgo profiles a gateway under the relayed, REST, agent and
 # tools/list loads and writes the merged CPU profile to
 # cmd/mcpgate/default.pgo, which builds of the binary then optimize with
@@ -450,8 +455,8 @@ if [ "$only" = pgo ]; then
   exit 0
 fi
 
-start_gateway gateway "$work/gateway.yaml"
-wait_tools gateway
+start_gateway gateway "$work/gateway.yaml" "${NEW:-$bin}"
+wait_tools gateway "${NEW:-$bin}"
 
 # run_latency measures one session's latency added: `mcpgate load --turn`
 # calls the fixture directly, through the byte forwarder and through the
@@ -498,13 +503,21 @@ latency_turns() {
 }
 # latency_runs N [ROW] warms the processes of $turns up, then makes N runs
 # of --duration into $work/latency-1…N, calling function ROW with the
-# run's number after each, when given.
+# run's number after each, when given. With OLD, the last two turns (the
+# gateway and OLD's) change places every other run: the turn after a
+# gateway has read lower by 7-12 µs than the one before it (round 25),
+# which a fixed order charges to one binary.
 latency_runs() {
-  local i
+  local i order
   "$bin" load --tool test_simple_text --args '{}' --duration 1s "${turns[@]}" >/dev/null
   for i in $(seq "$1"); do
     echo "== latency $i" >&2
-    "$bin" load --tool test_simple_text --args '{}' --duration "$duration" "${turns[@]}" | tee "$work/latency-$i" >&2
+    order=("${turns[@]}")
+    if [ -n "${OLD:-}" ] && [ $((i % 2)) = 0 ]; then # the two gateways change places every other run
+      local n=${#order[@]}
+      order[n - 3]=${turns[n - 1]} order[n - 1]=${turns[n - 3]}
+    fi
+    "$bin" load --tool test_simple_text --args '{}' --duration "$duration" ${TURN_GAP:+--turn-gap "$TURN_GAP"} "${order[@]}" | tee "$work/latency-$i" >&2
     [ -z "${2:-}" ] || "$2" "$i"
   done
   latency_n=$1

@@ -34,6 +34,7 @@ type loadConfig struct {
 	events               string        // a file for one JSON line per failure, retry and lost session
 	runID                string        // makes this run's keys unique
 	turns                turnFlag      // targets called in turn instead of --url
+	turnGap              time.Duration // with turns, the wait after each call
 }
 
 // runLoad load-tests tools/call: N sessions call one tool in a loop for
@@ -59,6 +60,7 @@ func runLoad(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&c.follow, "follow", false, "when the gateway no longer knows a session (HTTP 404), count it as lost and initialize a new one")
 	fs.StringVar(&c.events, "events", "", "write one JSON line per failed attempt, lost session, retried and failed call to this file")
 	fs.Var(&c.turns, "turn", `instead of --url and --key, a target "NAME URL KEY" (KEY none for none); repeated, one session each calls in turn, one call at a time, and each turn's p50 is reported over the first's (latency only, no CPU)`)
+	fs.DurationVar(&c.turnGap, "turn-gap", 0, "with --turn, wait this long after each call before the next, so that what a process does after its response ends before the next turn's call rather than meeting it")
 	if err := parseFlags(fs, env, args); err != nil {
 		return helpIsOK(err)
 	}
@@ -93,6 +95,8 @@ func (c *loadConfig) check() error {
 		return errors.New("--retries needs --keys: a call retried without an idempotency key may run twice")
 	case len(c.turns) > 0 && (c.method != "tools/call" || c.rate > 0 || c.idle > 0 || c.retries > 0 || c.follow):
 		return errors.New("--turn applies to tools/call in a closed loop, without --rate, --idle, --retries or --follow")
+	case c.turnGap < 0 || c.turnGap > time.Second || (c.turnGap > 0 && len(c.turns) == 0):
+		return errors.New("--turn-gap needs --turn and 0 ≤ D ≤ 1s")
 	case c.keys || c.retries > 0 || c.follow:
 		if c.method != "tools/call" {
 			return errors.New("--keys, --retries and --follow apply to --method tools/call")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLastSSEData(t *testing.T) {
@@ -77,13 +78,33 @@ func TestLoadTurns(t *testing.T) {
 	}
 }
 
-// TestLoadTurnsFlags: a --turn is three words, and turns are for
-// tools/call in a closed loop.
+// TestLoadTurnGap: with --turn-gap, each call is followed by the wait (4
+// calls and 5 ms make at least 20 ms).
+func TestLoadTurnGap(t *testing.T) {
+	g := mustStartMain(t, strings.Replace(benchConfig, "EXTRA", "", 1))
+	_, oag := g.mustKey(t, "alice", "")
+	out, errOut, err := runCLI(t, nil, "load", "--tool", "echo", "--args", `{"text":"hi"}`, "--requests", "4", "--turn-gap", "5ms",
+		"--turn", "first "+g.mcpURL("bench")+" "+oag, "--turn", "again "+g.mcpURL("bench")+" "+oag)
+	if err != nil {
+		t.Fatalf("load --turn-gap: %v\n%s", err, errOut)
+	}
+	_, after, _ := strings.Cut(out, "one call at a time, ")
+	took, err := time.ParseDuration(strings.TrimSpace(strings.SplitN(after, "\n", 2)[0]))
+	if err != nil || took < 20*time.Millisecond || !strings.Contains(out, "first        calls: 2 ok") {
+		t.Errorf("load --turn-gap 5ms of 4 calls printed %q, want 2 calls each taking at least 20ms in all", out)
+	}
+}
+
+// TestLoadTurnsFlags: a --turn is three words, turns are for tools/call
+// in a closed loop, and --turn-gap, at most a second, is for turns.
 func TestLoadTurnsFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--turn", "only-a-name"},
 		{"--turn", "a http://127.0.0.1:1/mcp none", "--rate", "10"},
 		{"--turn", "a http://127.0.0.1:1/mcp none", "--method", "tools/list"},
+		{"--turn", "a http://127.0.0.1:1/mcp none", "--turn-gap", "-1ms"},
+		{"--turn", "a http://127.0.0.1:1/mcp none", "--turn-gap", "2s"},
+		{"--url", "http://127.0.0.1:1/mcp", "--turn-gap", "1ms"},
 	} {
 		if _, _, err := runCLI(t, nil, append([]string{"load"}, args...)...); !errors.Is(err, errUsage) {
 			t.Errorf("load %q: %v, want a usage error", args, err)

@@ -71,7 +71,7 @@ func loadTurns(ctx context.Context, env *Env, c *loadConfig) error {
 
 // runTurns makes the rounds: each calls every session once, starting one
 // further along than the round before, so that no turn always follows the
-// same one.
+// same one. With --turn-gap it waits that long after each call.
 func runTurns(ctx context.Context, c *loadConfig, sessions []*loadSession, results []*loadResult) {
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
@@ -82,6 +82,9 @@ func runTurns(ctx context.Context, c *loadConfig, sessions []*loadSession, resul
 			t := time.Now()
 			err := sessions[i].do(ctx, c, results[i])
 			results[i].add(time.Since(t), err, ctx.Err() != nil)
+			if c.turnGap > 0 {
+				time.Sleep(c.turnGap)
+			}
 		}
 	}
 	for _, r := range results {
