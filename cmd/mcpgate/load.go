@@ -41,7 +41,7 @@ type loadConfig struct {
 // a bounded time and count, then the latency distribution is printed.
 func runLoad(ctx context.Context, env *Env, args []string) error {
 	var c loadConfig
-	fs := newFlagSet(env, "load", "load --url URL --key KEY [--method M] [--tool NAME --args JSON] [--sessions N] [--duration D] [--keys --retries N --follow --events FILE] [--idle N --pid PID] [--turn 'NAME URL KEY' …]")
+	fs := newFlagSet(env, "load", "load --url URL --key KEY [--method M] [--tool NAME --args JSON] [--sessions N] [--duration D] [--keys --retries N --follow --events FILE] [--idle N --pid PID] [--turn 'NAME URL KEY' … [--turn-gap D]]")
 	fs.StringVar(&c.url, "url", "http://127.0.0.1:8094/demo/mcp", "the agent's MCP URL")
 	fs.StringVar(&c.key, "key", "", "API key sent as Authorization: Bearer")
 	fs.StringVar(&c.tool, "tool", "convert_units", "tool to call")

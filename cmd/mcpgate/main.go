@@ -35,7 +35,7 @@ Usage:
   mcpgate agent list
   mcpgate agent show ID
   mcpgate import openapi FILE_OR_URL --agent ID --skill NAME [--include P] [--exclude P] [--prefix P] [--base-url URL] [--allow-private]
-  mcpgate load [--url URL] [--key KEY] [--method tools/call|tools/list] [--tool NAME] [--args JSON] [--sessions N] [--rate R] [--duration D] [--requests N] [--pid PID] [--keys [--retries N] [--retry-backoff D]] [--follow] [--events FILE] [--idle N [--streams]] [--turn "NAME URL KEY" …]
+  mcpgate load [--url URL] [--key KEY] [--method tools/call|tools/list] [--tool NAME] [--args JSON] [--sessions N] [--rate R] [--duration D] [--requests N] [--pid PID] [--keys [--retries N] [--retry-backoff D]] [--follow] [--events FILE] [--idle N [--streams]] [--turn "NAME URL KEY" … [--turn-gap D]]
   mcpgate calls list [--agent ID] [--tool T] [--user NAME] [--outcome O] [--since T] [--until T] [--limit N] [--cursor C] [--json]
   mcpgate approvals list [--state S] [--agent ID] [--limit N] [--json]
   mcpgate approvals approve|reject ID [--reason TEXT] [--as NAME]
