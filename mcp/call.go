@@ -279,8 +279,9 @@ type callReply struct {
 	done       bool
 	progressed bool
 	progress   float64
-	deferred   []func() // Defer's, until runDeferred
-	ranDefer   bool     // runDeferred ran: Defer takes nothing more
+	deferred   []func() // Defer's, until runDeferred; in deferBuf for the first few
+	deferBuf   [4]func()
+	ranDefer   bool // runDeferred ran: Defer takes nothing more
 }
 
 var (
@@ -458,6 +459,9 @@ func (c *callReply) Defer(f func()) bool {
 	defer c.mu.Unlock()
 	if c.ranDefer {
 		return false
+	}
+	if c.deferred == nil {
+		c.deferred = c.deferBuf[:0]
 	}
 	c.deferred = append(c.deferred, f)
 	return true
