@@ -24,6 +24,12 @@ func (r *backendRecorder) ObserveBackend(agent, skill, kind, outcome string, d t
 	r.d = append(r.d, d)
 }
 
+func (r *backendRecorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.obs)
+}
+
 // TestBackendTimed checks that the backend's own time is recorded by
 // skill, and that calls refused before the backend record none.
 func TestBackendTimed(t *testing.T) {

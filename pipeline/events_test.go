@@ -121,30 +121,33 @@ func (d *deferring) run() {
 }
 
 // TestAuditAndEventAfterTheReply: a call whose Notifier defers work has
-// its metrics recorded before Call returns, and its audit record and event
-// handed over only when the deferred work runs (after the reply); a
-// Notifier that cannot defer gets them before Call returns.
+// its metrics, its backend's time, its audit record and its event
+// recorded only when the deferred work runs (after the reply); a Notifier
+// that cannot defer gets them before Call returns.
 func TestAuditAndEventAfterTheReply(t *testing.T) {
 	h := newHarness(t, func(context.Context, *mcpgate.Call) (*mcpgate.Result, error) {
 		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("ok")}}, nil
 	})
-	ev, audit, rec := &published{}, &audited{}, &recorder{}
+	ev, audit, rec, backend := &published{}, &audited{}, &recorder{}, &backendRecorder{}
 	h.p = New(&Options{Tables: mustRegistry(t), Backends: map[mcpgate.SkillKind]mcpgate.Backend{mcpgate.SkillREST: h.rest},
-		Events: ev, Auditor: audit, Recorder: rec, Logger: slog.New(slog.DiscardHandler)})
+		Events: ev, Auditor: audit, Recorder: rec, BackendRecorder: backend, Logger: slog.New(slog.DiscardHandler)})
 	agent := &mcpgate.Agent{ID: "a1", OwnerID: "u1"}
 	d := &deferring{}
 	if _, err := h.p.Call(context.Background(), &mcpgate.Call{Agent: agent, ToolName: "echo", Arguments: json.RawMessage(`{"q":"hi"}`), Notifier: d}); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.observations()) != 1 || len(audit.recs) != 0 || len(ev.events) != 0 {
-		t.Fatalf("before the deferred work: %d calls recorded (want 1), %d audited and %d published (want 0)", len(rec.observations()), len(audit.recs), len(ev.events))
+	counts := func() [4]int {
+		return [4]int{len(rec.observations()), backend.count(), len(audit.recs), len(ev.events)}
+	}
+	if got := counts(); got != [4]int{} {
+		t.Fatalf("before the deferred work: %v calls, backend times, audit records and events recorded, want none", got)
 	}
 	d.run()
-	if len(audit.recs) != 1 || len(ev.events) != 1 || audit.recs[0].Outcome != mcpgate.OutcomeOK {
-		t.Fatalf("after the deferred work: %d audited, %d published, want 1 each", len(audit.recs), len(ev.events))
+	if got := counts(); got != [4]int{1, 1, 1, 1} || audit.recs[0].Outcome != mcpgate.OutcomeOK {
+		t.Fatalf("after the deferred work: %v recorded, want one of each", got)
 	}
 	h.p.Call(context.Background(), &mcpgate.Call{Agent: agent, ToolName: "echo", Arguments: json.RawMessage(`{"q":"hi"}`), Notifier: d})
-	if len(audit.recs) != 2 || len(ev.events) != 2 {
-		t.Errorf("with a Notifier whose work ran: %d audited, %d published, want 2 each before Call returned", len(audit.recs), len(ev.events))
+	if got := counts(); got != [4]int{2, 2, 2, 2} {
+		t.Errorf("with a Notifier whose work ran: %v recorded before Call returned, want two of each", got)
 	}
 }

@@ -119,9 +119,9 @@ func New(opts *Options) *Pipeline {
 // pipeline resolves call.Skill and call.Tool. Returns ENOTFOUND for an
 // unknown tool and ETIMEOUT when the backend overruns its deadline; tool
 // failures, including invalid arguments, are results with IsError. The
-// call's metrics are recorded before Call returns; its audit record and
-// event are handed over after the reply went out when call.Notifier is a
-// Deferrer that takes them (publish's ctx may have ended by then), and
+// call's record (its metrics, its backend's time, its audit record and
+// its event) is made after the reply went out when call.Notifier is a
+// Deferrer that takes it (publish's ctx may have ended by then), and
 // before Call returns otherwise.
 func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 	start := p.opts.Now()
@@ -129,14 +129,14 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	res, err := p.run(ctx, call, st)
 	d := p.opts.Now().Sub(start)
 	_, span := p.stage(ctx, "mcpgate.record")
-	p.record(call, res, err, d)
-	if p.opts.Auditor != nil || p.opts.Events != nil {
-		mcpgate.AfterReply(call.Notifier, func() {
+	mcpgate.AfterReply(call.Notifier, func() {
+		p.record(call, res, err, d)
+		if p.opts.Auditor != nil || p.opts.Events != nil {
 			id, outcome := mcpgate.NewCallID(start), outcomeOf(st, res, err)
 			p.audit(call, st, res, err, id, outcome, start, d)
 			p.publish(ctx, call, id, outcome, err, d)
-		})
-	}
+		}
+	})
 	span.End(nil)
 	return res, err
 }
@@ -299,7 +299,10 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	}
 	start := p.opts.Now()
 	res, err := p.callBackend(ctx, backend, e, call)
-	p.observeBackend(e, res, err, p.opts.Now().Sub(start))
+	if p.opts.BackendRecorder != nil {
+		bd := p.opts.Now().Sub(start)
+		mcpgate.AfterReply(call.Notifier, func() { p.observeBackend(e, res, err, bd) })
+	}
 	if err != nil && mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):

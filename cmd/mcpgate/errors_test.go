@@ -480,13 +480,12 @@ func TestHealthAndMetrics(t *testing.T) {
 	s.call(t, "echo", `{"text":"hi"}`).check(t, want{status: http.StatusOK})
 	s.call(t, "fail", `{}`).check(t, want{status: http.StatusOK})
 	s.call(t, "nosuch", `{}`).check(t, want{status: http.StatusOK, code: -32601})
-	r = send(t, http.MethodGet, g.URL()+"/metrics", nil, "")
 	for _, line := range []string{
 		`mcpgate_tool_calls_total{agent="shop",outcome="ok",tool="echo"} 1`,
 		`mcpgate_tool_calls_total{agent="shop",outcome="tool_error",tool="fail"} 1`,
 		`mcpgate_tool_calls_total{agent="shop",outcome="not_found",tool="(unknown)"} 1`,
 	} {
-		if !strings.Contains(r.body, line+"\n") {
+		if r := scrapeFor(t, g.URL()+"/metrics", nil, line+"\n"); !strings.Contains(r.body, line+"\n") {
 			t.Errorf("/metrics lacks %s", line)
 		}
 	}

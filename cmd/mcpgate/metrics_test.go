@@ -11,6 +11,19 @@ import (
 // echoCallLine is the metrics line of one echo call on the shop agent.
 const echoCallLine = `mcpgate_tool_calls_total{agent="shop",outcome="ok",tool="echo"} 1` + "\n"
 
+// scrapeFor GETs the metrics at url with h until they hold line, for up
+// to 10 s, and returns the last answer: a call's metrics are recorded
+// just after its reply went out, so a scrape right after may come first.
+func scrapeFor(t *testing.T, url string, h http.Header, line string) *reply {
+	t.Helper()
+	var r *reply
+	eventually(t, "the metrics at "+url+" holding "+strings.TrimSpace(line), func() bool {
+		r = send(t, http.MethodGet, url, h, "")
+		return r.status != http.StatusOK || strings.Contains(r.body, line)
+	})
+	return r
+}
+
 // callEcho makes one echo call, so that the metrics name an agent and a
 // tool.
 func (g *testGateway) callEcho(t *testing.T, key string) {
@@ -40,7 +53,7 @@ func TestMetricsNeedAnAdminOffLoopback(t *testing.T) {
 			t.Errorf("%s: HTTP %d %s, want 403 naming administrators", name, r.status, r.body)
 		}
 	}
-	r = send(t, http.MethodGet, g.URL()+"/metrics", bearer(admin), "")
+	r = scrapeFor(t, g.URL()+"/metrics", bearer(admin), echoCallLine)
 	if r.status != http.StatusOK || !strings.Contains(r.body, echoCallLine) {
 		t.Errorf("an administrator: HTTP %d, want 200 with %s", r.status, echoCallLine)
 	}
@@ -53,7 +66,7 @@ func TestMetricsOpenOnLoopback(t *testing.T) {
 	g := mustStartGateway(t) // 127.0.0.1:0
 	_, key := g.mustKey(t, "alice", "")
 	g.callEcho(t, key)
-	if r := send(t, http.MethodGet, g.URL()+"/metrics", nil, ""); r.status != http.StatusOK || !strings.Contains(r.body, echoCallLine) {
+	if r := scrapeFor(t, g.URL()+"/metrics", nil, echoCallLine); r.status != http.StatusOK || !strings.Contains(r.body, echoCallLine) {
 		t.Errorf("HTTP %d, want 200 with %s", r.status, echoCallLine)
 	}
 }
@@ -69,7 +82,7 @@ func TestMetricsAddr(t *testing.T) {
 	if r := send(t, http.MethodGet, g.URL()+"/metrics", bearer(admin), ""); r.status != http.StatusNotFound {
 		t.Errorf("main listener: HTTP %d, want 404", r.status)
 	}
-	r := send(t, http.MethodGet, "http://"+g.MetricsAddr()+"/metrics", nil, "")
+	r := scrapeFor(t, "http://"+g.MetricsAddr()+"/metrics", nil, echoCallLine)
 	if r.status != http.StatusOK || !strings.Contains(r.body, echoCallLine) {
 		t.Errorf("metrics listener: HTTP %d, want 200 with %s", r.status, echoCallLine)
 	}
