@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgate/mcpgate"
@@ -59,8 +60,13 @@ type Authenticator struct {
 	keys Keys
 	opts Options
 
+	// cache maps a keyHash to its *cachedKey. It is read without a lock
+	// on every request (a lock taken by every request is a line of memory
+	// each core writes in turn); mu orders its writes, and n counts its
+	// keys under mu.
+	cache sync.Map
 	mu    sync.Mutex
-	cache map[keyHash]*cachedKey
+	n     int
 	// touches are the key-use writes in flight, which Close waits for;
 	// closed, under mu, stops new ones.
 	touches sync.WaitGroup
@@ -87,12 +93,15 @@ func hashOf(secret string) keyHash {
 type cachedKey struct {
 	key     *mcpgate.APIKey
 	fetched time.Time
-	touched time.Time
+	// touched is when the key's use was last recorded (Unix nanoseconds,
+	// 0 for never): read without a lock, written under the
+	// Authenticator's mu.
+	touched atomic.Int64
 }
 
 // NewAuthenticator returns an authenticator over keys.
 func NewAuthenticator(keys Keys, opts *Options) *Authenticator {
-	a := &Authenticator{keys: keys, cache: map[keyHash]*cachedKey{}}
+	a := &Authenticator{keys: keys}
 	if opts != nil {
 		a.opts = *opts
 	}
@@ -197,9 +206,10 @@ func (a *Authenticator) apiKey(ctx context.Context, secret string) (*mcpgate.Cre
 // lookup finds a key by hash, through the cache, and records its use.
 func (a *Authenticator) lookup(ctx context.Context, hash keyHash) (*mcpgate.APIKey, error) {
 	now := a.opts.Now()
-	a.mu.Lock()
-	c := a.cache[hash]
-	a.mu.Unlock()
+	var c *cachedKey
+	if v, ok := a.cache.Load(hash); ok {
+		c = v.(*cachedKey)
+	}
 	if c == nil || now.Sub(c.fetched) > a.opts.CacheTTL {
 		k, err := a.keys.FindKeyByHash(ctx, hex.EncodeToString(hash[:]))
 		if mcpgate.ErrorCode(err) == mcpgate.ENOTFOUND {
@@ -219,24 +229,30 @@ func (a *Authenticator) store(hash keyHash, k *mcpgate.APIKey, now time.Time, ol
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if old != nil {
-		c.touched = old.touched // touch writes it under a.mu
+		c.touched.Store(old.touched.Load()) // touch writes it under a.mu
 	}
-	if len(a.cache) > 100_000 {
-		clear(a.cache) // bounded memory against floods of distinct keys
+	if a.n > 100_000 {
+		a.cache.Clear() // bounded memory against floods of distinct keys
+		a.n = 0
 	}
-	a.cache[hash] = c
+	if _, had := a.cache.Swap(hash, c); !had {
+		a.n++
+	}
 	return c
 }
 
 // touch records the key's use in the background, at most once per
 // TouchEvery, so that the hot path never waits for a write.
 func (a *Authenticator) touch(c *cachedKey, now time.Time) {
+	if !a.touchDue(c, now) {
+		return // the common case, without the lock
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed || now.Sub(c.touched) < a.opts.TouchEvery {
+	if a.closed || !a.touchDue(c, now) {
 		return
 	}
-	c.touched = now
+	c.touched.Store(now.UnixNano())
 	id := c.key.ID
 	a.touches.Go(func() { // under mu, so that no write starts once Close waits
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -245,6 +261,13 @@ func (a *Authenticator) touch(c *cachedKey, now time.Time) {
 			a.opts.Logger.Warn("record key use", "key", id, "err", err)
 		}
 	})
+}
+
+// touchDue reports whether the key's use was last recorded TouchEvery or
+// more before now.
+func (a *Authenticator) touchDue(c *cachedKey, now time.Time) bool {
+	last := c.touched.Load()
+	return last == 0 || now.UnixNano()-last >= int64(a.opts.TouchEvery)
 }
 
 // Close waits for the records of key use still being written, so that
@@ -267,5 +290,7 @@ func (a *Authenticator) Forget(hash string) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.cache, h)
+	if _, had := a.cache.LoadAndDelete(h); had {
+		a.n--
+	}
 }
