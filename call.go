@@ -72,8 +72,9 @@ func WantsProgress(n Notifier) bool {
 // Deferrer is a Notifier that can run work once the call's reply has gone
 // out to the client: the MCP endpoint's reply to a POST, which its
 // handler writes and flushes before it runs what was deferred. The
-// pipeline hands it what no reply waits for (the call's audit record and
-// its event), so that the client does not wait for them either.
+// pipeline hands it what no reply waits for (the call's record: its
+// metrics, its audit record, its event), so that the client does not wait
+// for them either.
 type Deferrer interface {
 	// Defer arranges for f to run, on the goroutine that wrote the
 	// reply, after the reply went out, and reports whether it will; false

@@ -349,8 +349,8 @@ func (ls *liveSession) startCall(key string) (context.Context, context.CancelCau
 	return ctx, cancel, true
 }
 
-// endCall unregisters a finished call, so that its id may be used again
-// once its reply went out, and ends its context then (AfterReply).
+// endCall unregisters a finished call, its id free again at once, and
+// ends its context once its reply went out (AfterReply).
 func (ls *liveSession) endCall(key string, n mcpgate.Notifier, cancel context.CancelCauseFunc) {
 	ls.mu.Lock()
 	delete(ls.calls, key)
