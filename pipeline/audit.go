@@ -26,6 +26,12 @@ type callState struct {
 	// args are the arguments as the caller sent them, without the
 	// idempotency key and before the attachments stage signs URLs.
 	args []byte
+	// backend is the skill whose backend dispatch called, nil when it
+	// called none; backendOutcome and backendTime are its answer's, which
+	// the record stage observes.
+	backend        *mcpgate.Skill
+	backendOutcome string
+	backendTime    time.Duration
 }
 
 // audit hands the call's record, whose ID is id, to the Auditor.

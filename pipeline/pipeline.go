@@ -131,6 +131,7 @@ func (p *Pipeline) Call(ctx context.Context, call *mcpgate.Call) (*mcpgate.Resul
 	_, span := p.stage(ctx, "mcpgate.record")
 	mcpgate.AfterReply(call.Notifier, func() {
 		p.record(call, res, err, d)
+		p.observeBackend(st)
 		if p.opts.Auditor != nil || p.opts.Events != nil {
 			id, outcome := mcpgate.NewCallID(start), outcomeOf(st, res, err)
 			p.audit(call, st, res, err, id, outcome, start, d)
@@ -202,7 +203,7 @@ func (p *Pipeline) execute(ctx context.Context, entry *registry.Entry, call *mcp
 		return res, err
 	}
 	sctx, span := p.stage(ctx, "mcpgate.dispatch")
-	res, err := p.dispatch(sctx, entry, call)
+	res, err := p.dispatch(sctx, entry, call, st)
 	if err == nil && !res.IsError {
 		res = checkOutput(entry, res)
 	}
@@ -281,7 +282,7 @@ type selfTimed interface {
 // dispatch runs the call on its skill's backend under the tool's deadline.
 // For a backend that reports no progress of its own, the pipeline reports
 // the call's start and end.
-func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgate.Call) (*mcpgate.Result, error) {
+func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgate.Call, st *callState) (*mcpgate.Result, error) {
 	backend := p.opts.Backends[e.Skill.Kind]
 	if backend == nil {
 		return nil, mcpgate.Errorf(mcpgate.EUNAVAILABLE, "no backend serves skills of kind %q", e.Skill.Kind)
@@ -299,10 +300,7 @@ func (p *Pipeline) dispatch(ctx context.Context, e *registry.Entry, call *mcpgat
 	}
 	start := p.opts.Now()
 	res, err := p.callBackend(ctx, backend, e, call)
-	if p.opts.BackendRecorder != nil {
-		bd := p.opts.Now().Sub(start)
-		mcpgate.AfterReply(call.Notifier, func() { p.observeBackend(e, res, err, bd) })
-	}
+	st.backend, st.backendOutcome, st.backendTime = e.Skill, resultOutcome(res, err), p.opts.Now().Sub(start)
 	if err != nil && mcpgate.ErrorCode(err) == mcpgate.EINTERNAL {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -392,12 +390,14 @@ func checkedCall(ctx context.Context, backend mcpgate.Backend, call *mcpgate.Cal
 	return res, err
 }
 
-// observeBackend records the backend's answer time for the skill.
-func (p *Pipeline) observeBackend(e *registry.Entry, res *mcpgate.Result, err error, d time.Duration) {
-	if p.opts.BackendRecorder == nil {
+// observeBackend records the backend's answer time for its skill, when
+// the call was dispatched.
+func (p *Pipeline) observeBackend(st *callState) {
+	if p.opts.BackendRecorder == nil || st.backend == nil {
 		return
 	}
-	p.opts.BackendRecorder.ObserveBackend(e.Skill.AgentID, e.Skill.Name, string(e.Skill.Kind), resultOutcome(res, err), d)
+	sk := st.backend
+	p.opts.BackendRecorder.ObserveBackend(sk.AgentID, sk.Name, string(sk.Kind), st.backendOutcome, st.backendTime)
 }
 
 // resultOutcome names a call's outcome: ok, tool_error, the failure of
