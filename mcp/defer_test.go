@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -85,27 +86,49 @@ func TestBatchRepliesDeferNothing(t *testing.T) {
 	}
 }
 
-// TestCallContextEndsAfterTheReply: a call's context ends once its reply
-// went out, and its id may be used again as soon as the client has the
-// reply.
+// TestCallContextEndsAfterTheReply: a call's id is free again as soon as
+// the client has its reply, while the work deferred after the reply is
+// still held, and the call's context ends only after that work.
 func TestCallContextEndsAfterTheReply(t *testing.T) {
 	t.Parallel()
 	h := mustHarness(t, nil)
-	ctxs := make(chan context.Context, 2)
-	h.gw.setTool("keeps", func(ctx context.Context, _ *mcpgate.Call) (*mcpgate.Result, error) {
-		ctxs <- ctx
-		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("kept")}}, nil
+	release := make(chan struct{})
+	released := false
+	defer func() {
+		if !released {
+			close(release) // let the held handler end
+		}
+	}()
+	held := make(chan context.Context, 1)
+	h.gw.setTool("holds", func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		call.Notifier.(mcpgate.Deferrer).Defer(func() { <-release })
+		held <- ctx
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("held")}}, nil
 	})
 	sid := h.mustInit(t, "2025-11-25", nil)
-	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"keeps","arguments":{}}}`
-	for i := range 2 {
-		if body := h.mustRawRPC(t, sid, call); !strings.Contains(body, `"text":"kept"`) {
-			t.Fatalf("call %d with id 7: %s", i+1, body)
-		}
-		select {
-		case <-(<-ctxs).Done():
-		case <-time.After(10 * time.Second):
-			t.Fatalf("call %d: its context did not end after its reply", i+1)
-		}
+	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"%s","arguments":{}}}`
+	if body := h.mustRawRPC(t, sid, fmt.Sprintf(call, "holds")); !strings.Contains(body, `"text":"held"`) {
+		t.Fatalf("the first call with id 7: %s", body)
+	}
+	ctx := <-held
+	// The first handler is still in its deferred work: the second call
+	// goes on a connection of its own.
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	h.client = &http.Client{Transport: tr}
+	if body := h.mustRawRPC(t, sid, fmt.Sprintf(call, "echo")); strings.Contains(body, "already used") || !strings.Contains(body, `"result"`) {
+		t.Fatalf("id 7 again while the first call's deferred work is held: %s", body)
+	}
+	select {
+	case <-ctx.Done():
+		t.Fatal("the first call's context ended before the work deferred before its end")
+	default:
+	}
+	released = true
+	close(release)
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first call's context did not end after its deferred work")
 	}
 }
