@@ -195,7 +195,7 @@ func writeHeader(w headerWriter, h http.Header) {
 // wrapBody makes resp's body b, which gives c back to the pool when it is
 // read to its end, and closes c when it is closed before. stop stops the
 // request context's watch over c; closing asks for the connection's end.
-func (t *Transport) wrapBody(resp *http.Response, b *body, c *conn, stop func() bool, closing bool) {
+func (t *Transport) wrapBody(resp *http.Response, b *body, c *conn, stop watchTicket, closing bool) {
 	reuse := !closing && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	empty := resp.Body == http.NoBody || resp.ContentLength == 0
 	resp.Body = b.attach(t, c, stop, reuse, resp.Body, empty) // resp.Body: &b.fr when readResponse parsed the head itself
@@ -206,7 +206,7 @@ func (t *Transport) wrapBody(resp *http.Response, b *body, c *conn, stop func() 
 // c back (or closes it) at once. b gives c back to the pool when it is
 // read to its end and reuse holds, and closes it otherwise; stop stops
 // the request context's watch over c.
-func (b *body) attach(t *Transport, c *conn, stop func() bool, reuse bool, rc io.Reader, empty bool) io.ReadCloser {
+func (b *body) attach(t *Transport, c *conn, stop watchTicket, reuse bool, rc io.Reader, empty bool) io.ReadCloser {
 	b.c, b.t, b.stop, b.reuse, b.rc = c, t, stop, reuse, rc
 	if empty {
 		b.finish(true)
@@ -222,7 +222,7 @@ type body struct {
 	ctx   context.Context // the request's, whose end closes c
 	c     *conn
 	t     *Transport
-	stop  func() bool
+	stop  watchTicket
 	reuse bool
 
 	mu   sync.Mutex
@@ -278,10 +278,10 @@ func (b *body) finish(eof bool) {
 	if !b.end() {
 		return
 	}
-	if eof && b.stop() && b.reuse {
+	if eof && b.stop.stop() && b.reuse {
 		b.t.put(b.c)
 		return
 	}
-	b.stop()
+	b.stop.stop()
 	b.c.nc.Close()
 }

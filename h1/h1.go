@@ -31,6 +31,10 @@
 // A response body whose caller needs no more of it can be parked (Park):
 // its connection waits in the pool and its rest is read before the next
 // request once it has come, with no goroutine waiting for it meanwhile.
+// A request's context ends its exchange (its connection is closed), but
+// it is watched (context.AfterFunc) only once the exchange has run 5 to
+// 10 ms (ctxwatch.go): an exchange answered sooner asks its context for
+// nothing but its Err.
 //
 // On Linux both sides move a TCP connection's bytes through connIO
 // (connio_linux.go): system calls the runtime is not told about, so that
@@ -74,6 +78,16 @@ type Transport struct {
 
 	mu   sync.Mutex
 	idle map[string][]*conn // by host:port, most recently used last
+
+	// The exchanges' context watch (ctxwatch.go), under wmu: the listed
+	// exchanges, whether watchLoop runs, and its looks so far.
+	wmu      sync.Mutex
+	watched  *ctxWatch
+	watching bool
+	looks    uint64
+	// watchStarts counts the starts of watchLoop, watchEnds its ends,
+	// afterFuncs the exchanges it watched (for tests).
+	watchStarts, watchEnds, afterFuncs int
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -87,8 +101,9 @@ type conn struct {
 	addr   string
 	idleAt time.Time
 	reused bool
-	peek   *peeker // made at the first reuse (alive)
-	closer func()  // closes nc; made once, for each request's context watch
+	peek   *peeker  // made at the first reuse (alive)
+	closer func()   // closes nc; made once, for each request's context watch
+	watch  ctxWatch // the context watch of the exchange on the connection
 	// rest is the unread end of a parked body (Park), read before the
 	// next request once it has come; restBy ends the wait for a rest
 	// that has not come.
@@ -131,7 +146,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // try makes one exchange of req on c. The response's body gives c back
 // to the pool at its end; a failure closes c.
 func (t *Transport) try(req *http.Request, c *conn) (*http.Response, error) {
-	stop := context.AfterFunc(req.Context(), c.closer)
+	stop := t.watch(req.Context(), c)
 	b := &body{ctx: req.Context()}
 	resp, err := c.exchange(req, &b.fr)
 	if err != nil {
@@ -144,8 +159,8 @@ func (t *Transport) try(req *http.Request, c *conn) (*http.Response, error) {
 // abandon ends an exchange on c that failed with err: its context's
 // watch stops and c is closed. It returns ctx's error when ctx has ended
 // (its watch closed c under the exchange), err otherwise.
-func abandon(ctx context.Context, c *conn, stop func() bool, err error) error {
-	stop()
+func abandon(ctx context.Context, c *conn, stop watchTicket, err error) error {
+	stop.stop()
 	c.nc.Close()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr

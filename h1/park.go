@@ -21,7 +21,7 @@ func (b *body) Park(wait time.Duration) {
 	if !b.end() {
 		return
 	}
-	if b.stop() && b.reuse {
+	if b.stop.stop() && b.reuse {
 		b.c.rest = b.rc
 		b.c.restBy = time.Now().Add(wait)
 		b.t.put(b.c)

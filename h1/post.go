@@ -137,7 +137,7 @@ func fieldKind(name []byte) int {
 
 // tryPost makes one exchange of p on c, as try does for RoundTrip.
 func (t *Transport) tryPost(ctx context.Context, p *post, c *conn, names []string) (int, []string, io.ReadCloser, error) {
-	stop := context.AfterFunc(ctx, c.closer)
+	stop := t.watch(ctx, c)
 	b := &body{ctx: ctx}
 	r, err := c.postExchange(p, &b.fr, names)
 	if err != nil {
