@@ -221,11 +221,12 @@ func encodeResult(name string, res *mcpgate.Result) ([]byte, error) {
 func (s *Server) runRequest(ls *liveSession, m *message, reply *callReply, token json.RawMessage, do func(ctx context.Context) ([]byte, error)) (resp []byte, cancelled bool) {
 	reply.token = token
 	key := idKey(m.ID)
-	ctx, cancel, ok := ls.startCall(key)
+	callCtx, ok := ls.startCall(key)
 	if !ok {
 		return appendError(nil, m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: id %s is already used by a call in flight", m.ID)}), false
 	}
-	defer ls.endCall(key, reply, cancel)
+	defer ls.endCall(key, reply, callCtx)
+	var ctx context.Context = callCtx
 	if reply.traceparent != "" {
 		ctx = s.tracer.Join(ctx, reply.traceparent, reply.tracestate)
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -88,7 +89,9 @@ func TestBatchRepliesDeferNothing(t *testing.T) {
 
 // TestCallContextEndsAfterTheReply: a call's id is free again as soon as
 // the client has its reply, while the work deferred after the reply is
-// still held, and the call's context ends only after that work.
+// still held, and the call's context, which its backend waited on, ends
+// only after that work. (One that nothing waited on costs nothing to end,
+// and ends with the call: TestUnwaitedCallContextEndsAtOnce.)
 func TestCallContextEndsAfterTheReply(t *testing.T) {
 	t.Parallel()
 	h := mustHarness(t, nil)
@@ -102,6 +105,7 @@ func TestCallContextEndsAfterTheReply(t *testing.T) {
 	held := make(chan context.Context, 1)
 	h.gw.setTool("holds", func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
 		call.Notifier.(mcpgate.Deferrer).Defer(func() { <-release })
+		ctx.Done() // waited on, as a backend that selects on it
 		held <- ctx
 		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("held")}}, nil
 	})
@@ -131,4 +135,32 @@ func TestCallContextEndsAfterTheReply(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the first call's context did not end after its deferred work")
 	}
+}
+
+// TestUnwaitedCallContextEndsAtOnce: the context of a call whose backend
+// never waited on it ends when the call does, before its reply's deferred
+// work: it has no channel, timer or parent's child to end after the reply.
+func TestUnwaitedCallContextEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	h := mustHarness(t, nil)
+	release := make(chan struct{})
+	defer close(release)
+	held := make(chan context.Context, 1)
+	h.gw.setTool("holds", func(ctx context.Context, call *mcpgate.Call) (*mcpgate.Result, error) {
+		call.Notifier.(mcpgate.Deferrer).Defer(func() { <-release })
+		if ctx.Err() != nil {
+			return mcpgate.ErrorResult("the context had ended during the call"), nil
+		}
+		held <- ctx
+		return &mcpgate.Result{Content: []mcpgate.Content{mcpgate.TextContent("held")}}, nil
+	})
+	sid := h.mustInit(t, "2025-11-25", nil)
+	if body := h.mustRawRPC(t, sid, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"holds","arguments":{}}}`); !strings.Contains(body, `"text":"held"`) {
+		t.Fatalf("the call: %s", body)
+	}
+	ctx := <-held
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("the call's context after its reply: %v, want context.Canceled", ctx.Err())
+	}
+	<-ctx.Done()
 }

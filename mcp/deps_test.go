@@ -9,5 +9,5 @@ import (
 // TestImports keeps the transport on the standard library and the root package:
 // no server, pipeline, store or backend.
 func TestImports(t *testing.T) {
-	deptest.Check(t, "github.com/mcpgate/mcpgate")
+	deptest.Check(t, "github.com/mcpgate/mcpgate", "github.com/mcpgate/mcpgate/internal/lazyctx")
 }

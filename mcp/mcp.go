@@ -11,8 +11,9 @@
 //
 // Authentication, authorization and Origin/Host checks happen before
 // ServeAgent is called (package server). Tools are resolved and run by a
-// Gateway. This package imports only the standard library and the root
-// package mcpgate; it must not import server, pipeline, stores or backends.
+// Gateway. This package imports only the standard library, the root
+// package mcpgate and internal/lazyctx; it must not import server,
+// pipeline, stores or backends.
 package mcp
 
 import (

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/internal/lazyctx"
 )
 
 // How the in-memory session cache follows the store.
@@ -43,7 +44,7 @@ type liveSession struct {
 	seenAt    time.Time // LastSeenAt as last written to the store
 	checkedAt time.Time
 	usedAt    time.Time
-	calls     map[string]context.CancelCauseFunc
+	calls     map[string]*lazyctx.Context
 	waiters   map[string]chan clientResponse // server→client requests, by id key
 	streams   streamSet
 
@@ -334,38 +335,43 @@ func isSessionID(id string) bool {
 
 // startCall registers a call in flight under its request id and returns
 // its context, which is canceled by notifications/cancelled, by the end of
-// the session, or by Server.Close (never by the client disconnecting).
-func (ls *liveSession) startCall(key string) (context.Context, context.CancelCauseFunc, bool) {
+// the session, or by Server.Close (never by the client disconnecting). It
+// is a lazyctx.Context: a call answered before anything waits on it makes
+// no context of the context package, nor a child in the session's.
+func (ls *liveSession) startCall(key string) (*lazyctx.Context, bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if _, dup := ls.calls[key]; dup {
-		return nil, nil, false
+		return nil, false
 	}
-	ctx, cancel := context.WithCancelCause(ls.ctx)
+	ctx := lazyctx.WithCancel(ls.ctx)
 	if ls.calls == nil {
-		ls.calls = make(map[string]context.CancelCauseFunc)
+		ls.calls = make(map[string]*lazyctx.Context)
 	}
-	ls.calls[key] = cancel
-	return ctx, cancel, true
+	ls.calls[key] = ctx
+	return ctx, true
 }
 
 // endCall unregisters a finished call, its id free again at once, and
-// ends its context once its reply went out (AfterReply).
-func (ls *liveSession) endCall(key string, n mcpgate.Notifier, cancel context.CancelCauseFunc) {
+// ends its context: at once when it was never made, once its reply went
+// out (AfterReply) when it was.
+func (ls *liveSession) endCall(key string, n mcpgate.Notifier, ctx *lazyctx.Context) {
 	ls.mu.Lock()
 	delete(ls.calls, key)
 	ls.mu.Unlock()
-	mcpgate.AfterReply(n, func() { cancel(nil) })
+	if end := ctx.End(); end != nil {
+		mcpgate.AfterReply(n, end)
+	}
 }
 
 // cancelCall cancels the call in flight with the given request id, if any,
 // reporting whether there was one.
 func (ls *liveSession) cancelCall(key, reason string) bool {
 	ls.mu.Lock()
-	cancel := ls.calls[key]
+	ctx := ls.calls[key]
 	ls.mu.Unlock()
-	if cancel != nil {
-		cancel(mcpgate.Errorf(mcpgate.ECANCELED, "the client cancelled the request: %s", reason))
+	if ctx != nil {
+		ctx.Cancel(mcpgate.Errorf(mcpgate.ECANCELED, "the client cancelled the request: %s", reason))
 	}
-	return cancel != nil
+	return ctx != nil
 }

@@ -51,7 +51,8 @@ func (p *Pipeline) publish(ctx context.Context, call *mcpgate.Call, id, outcome 
 		data.Skill = call.Skill.Name
 	}
 	b := data.appendJSON(make([]byte, 0, 160))
-	p.opts.Events.Publish(ctx, &mcpgate.Event{ID: mcpgate.NewID("evt_"), Type: typ, CreatedAt: p.opts.Now().UTC(),
+	// The call's context may have ended: its event goes after its reply.
+	p.opts.Events.Publish(context.WithoutCancel(ctx), &mcpgate.Event{ID: mcpgate.NewID("evt_"), Type: typ, CreatedAt: p.opts.Now().UTC(),
 		UserID: call.Agent.OwnerID, AgentID: call.Agent.ID, Data: b})
 }
 

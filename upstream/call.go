@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpgate/mcpgate"
+	"github.com/mcpgate/mcpgate/internal/lazyctx"
 	"github.com/mcpgate/mcpgate/mcpclient"
 )
 
@@ -37,8 +38,9 @@ func (m *Manager) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 		return nil, unavailable(sk, errStopped)
 	}
 	timeout := sk.CallTimeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer mcpgate.AfterReply(call.Notifier, cancel) // the deadline's timer is not the reply's wait
+	dl := lazyctx.WithDeadline(ctx, time.Now().Add(timeout)) // made only if something waits on it
+	defer endDeadline(call.Notifier, dl)
+	ctx = dl
 	res, s, err := l.callTool(ctx, call)
 	if s != nil && sessionMissing(err) {
 		// The upstream forgot the session before it saw the call: once
@@ -56,6 +58,14 @@ func (m *Manager) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	}
 	l.health.called()
 	return res, nil
+}
+
+// endDeadline ends a call's deadline context; the timer of one that was
+// made stops after the reply (it is not the reply's wait).
+func endDeadline(n mcpgate.Notifier, dl *lazyctx.Context) {
+	if stop := dl.End(); stop != nil {
+		mcpgate.AfterReply(n, stop)
+	}
 }
 
 // sessionMissing reports whether err says the upstream did not know the

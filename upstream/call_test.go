@@ -141,6 +141,44 @@ func blockingServer(started, canceled chan struct{}) *sdk.Server {
 	return s
 }
 
+// deferrer is a notifier whose reply takes deferred work (running it at
+// once), counting it.
+type deferrer struct {
+	notifier
+	deferred atomic.Int32
+}
+
+func (d *deferrer) Defer(f func()) bool {
+	d.deferred.Add(1)
+	f()
+	return true
+}
+
+// A call answered before anything waits on its context makes no deadline
+// (no timer started and stopped): nothing is left to end after its reply.
+// A slow call's exchange is watched, which makes it; so of twenty calls,
+// on however slow a machine, some are answered first.
+func TestFastCallMakesNoDeadline(t *testing.T) {
+	u := mustUpstream(t, blockingServer(make(chan struct{}), make(chan struct{})), nil)
+	m := newManager(t, nil, nil, nil)
+	sk := httpSkill("fast", u.url())
+	fast := 0
+	for range 20 {
+		call := callOf(sk, "ok", `{}`)
+		d := &deferrer{}
+		call.Notifier = d
+		if _, err := m.CallTool(context.Background(), call); err != nil {
+			t.Fatal(err)
+		}
+		if d.deferred.Load() == 0 {
+			fast++
+		}
+	}
+	if fast == 0 {
+		t.Fatal("every call made its deadline's timer, to be stopped after its reply")
+	}
+}
+
 func TestCallToolTimeout(t *testing.T) {
 	started, canceled := make(chan struct{}), make(chan struct{})
 	u := mustUpstream(t, blockingServer(started, canceled), nil)

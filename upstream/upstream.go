@@ -7,8 +7,9 @@
 // server→client requests to the MCP host of the call in flight, and records
 // each skill's health.
 //
-// The package imports the root mcpgate package, netguard, h1, mcpclient
-// and the standard library (never the go-sdk, which is only a test fixture);
+// The package imports the root mcpgate package, netguard, h1, mcpclient,
+// internal/lazyctx and the standard library (never the go-sdk, which is
+// only a test fixture);
 // it must not import the transport (mcp), the
 // stores, the pipeline, other backends or the server.
 package upstream
