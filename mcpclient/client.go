@@ -240,12 +240,19 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 	}
+	// A reply comes only through resolve, which takes p off the pending
+	// requests: p is forgotten here only when none came.
 	p := s.register(opts)
-	defer s.forget(p)
 	msg := appendRequest(make([]byte, 0, len(p.id)+len(method)+len(params)+48), p.id, method, params)
 	if err := s.t.send(ctx, msg, p); err != nil {
+		s.forget(p)
 		if errors.Is(err, ErrSessionMissing) || s.versionRefused(err) {
 			s.end(err)
+		}
+		select {
+		case r := <-p.reply: // the answer came before the failure
+			return r.result, r.err
+		default:
 		}
 		return nil, s.callError(ctx, p, err)
 	}
@@ -258,9 +265,11 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	case r := <-p.reply:
 		return r.result, r.err
 	case <-ctx.Done():
+		s.forget(p)
 		s.cancelled(p, ctx.Err())
 		return nil, ctx.Err()
 	case <-s.done:
+		s.forget(p)
 		select {
 		case r := <-p.reply:
 			return r.result, r.err
@@ -270,15 +279,9 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	}
 }
 
-// callError is what a call whose sending failed returns: the reply if one
-// arrived meanwhile, ctx's error once ctx ended (the server is told).
+// callError is what a call whose sending failed, with no answer, returns:
+// ctx's error once ctx ended (the server is told), err otherwise.
 func (s *Session) callError(ctx context.Context, p *pending, err error) error {
-	select {
-	case r := <-p.reply:
-		p.reply <- r
-		return nil
-	default:
-	}
 	if ctx.Err() != nil {
 		s.cancelled(p, ctx.Err())
 		return ctx.Err()

@@ -195,6 +195,44 @@ func TestLostStream(t *testing.T) {
 	}
 }
 
+// An answer that came on the GET stream before the request's POST
+// failed is the call's result, not lost to the failure.
+func TestAnswerBeforeFailedPost(t *testing.T) {
+	ids, sent := make(chan string, 1), make(chan struct{})
+	var s *Session
+	f := &fake{toolsCall: func(w http.ResponseWriter, id string) {
+		ids <- id
+		<-sent
+		for answered := false; !answered; time.Sleep(time.Millisecond) {
+			s.mu.Lock()
+			answered = len(s.pending) == 0 // the GET stream's reader took the answer
+			s.mu.Unlock()
+		}
+		http.Error(w, "the upstream failed after answering", http.StatusInternalServerError)
+	}}
+	f.get = func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Last-Event-ID") != "" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		select {
+		case id := <-ids:
+			sseEvent(w, "", `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"early"}]}}`)
+			close(sent)
+		case <-r.Context().Done():
+			return
+		}
+		<-r.Context().Done()
+	}
+	s = connect(t, NewHTTP(serveFake(t, f), nil, nil), nil)
+	res, err := s.Call(callCtx(t), "tools/call", json.RawMessage(`{}`), nil)
+	if err != nil || !contains(res, `"early"`) {
+		t.Fatalf("result %s, error %v; want the answer from the GET stream", res, err)
+	}
+}
+
 // A refused resumption fails the call at once, naming the status, and
 // leaves the session alone, even for 404.
 func TestResumeRefused(t *testing.T) {
