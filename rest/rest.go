@@ -2,9 +2,9 @@
 // into the HTTP request the tool's Request describes, sends it through the
 // SSRF guard, and maps the response to a tool result.
 //
-// The package imports the root mcpgate package, netguard, h1 and the
-// standard library; it must not import other backends, stores or the
-// server.
+// The package imports the root mcpgate package, netguard, h1,
+// internal/lazyctx and the standard library; it must not import other
+// backends, stores or the server.
 package rest
 
 import (
@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpgate/mcpgate"
 	"github.com/mcpgate/mcpgate/h1"
+	"github.com/mcpgate/mcpgate/internal/lazyctx"
 	"github.com/mcpgate/mcpgate/netguard"
 )
 
@@ -96,6 +97,14 @@ func (b *Backend) client(p netguard.Policy) *http.Client {
 // the pipeline sets no deadline of its own.
 func (b *Backend) EndsCallsAtTimeout() bool { return true }
 
+// endDeadline ends a call's deadline context, stopping its timer when it
+// was made.
+func endDeadline(dl *lazyctx.Context) {
+	if stop := dl.End(); stop != nil {
+		stop()
+	}
+}
+
 // CallTool sends the HTTP request the call's tool describes, filled with the
 // call's arguments, and maps the response to a result. Whatever goes wrong
 // with the request or the response, an SSRF refusal included, is a result
@@ -107,8 +116,9 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 		skill = &mcpgate.Skill{}
 	}
 	timeout := callTimeout(ctx, skill, call.Tool.Request)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	dl := lazyctx.WithDeadline(ctx, time.Now().Add(timeout)) // made only if something waits on it
+	defer endDeadline(dl)
+	ctx = dl
 	req, err := b.newRequest(ctx, skill, call)
 	if err != nil {
 		return mcpgate.ErrorResult("%s", mcpgate.ErrorMessage(err)), nil
