@@ -252,7 +252,10 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil {
 		b.finish(err == io.EOF)
-		if ctxErr := b.ctx.Err(); err != io.EOF && ctxErr != nil {
+		if err == io.EOF {
+			return n, err
+		}
+		if ctxErr := b.ctx.Err(); ctxErr != nil {
 			// The context's end closed the connection under the read:
 			// say so, as net/http does, rather than "use of closed
 			// network connection".
