@@ -70,8 +70,14 @@ func TestContextWatchedOnlyAfterALook(t *testing.T) {
 	if !next.stop() || tr.watched != nil {
 		t.Fatal("the next exchange's watch did not stop cleanly")
 	}
-	if tr.watch(context.Background(), c); tr.watchDue(&idle) && tr.watchDue(&idle) && tr.watched != nil {
+	long := tr.watch(context.Background(), c)
+	tr.watchDue(&idle)
+	tr.watchDue(&idle)
+	if c.watch.stop == nil || tr.watched != nil {
 		t.Fatal("a watched exchange stayed listed: a long one would keep the loop looking")
+	}
+	if !long.stop() {
+		t.Fatal("stop of a watched exchange whose context never ended reported its connection closed")
 	}
 }
 
