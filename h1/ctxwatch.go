@@ -9,9 +9,10 @@ import (
 // end too: its connection is closed, which ends a read or write under way.
 // context.AfterFunc does that, but costs every exchange an allocation or
 // three, a lock of the context's parent and a child in its map, and it asks
-// the context for its Done channel, which makes one (a context of the
-// upstream package makes its deadline's timer only then). Most exchanges
-// end within a millisecond. So, as the server's disconnect watch does
+// the context for its Done channel, which makes one (the gateway's call
+// contexts and its upstream and REST deadlines, internal/lazyctx's, make
+// their context, its parent's child and the deadline's timer only then).
+// Most exchanges end within a millisecond. So, as the server's disconnect watch does
 // (watch.go), an exchange is only listed when it starts; one goroutine per
 // transport (watchLoop) looks at the list every watchAfter while there
 // are exchanges, for watchLinger after, and watches with context.AfterFunc

@@ -97,14 +97,6 @@ func (b *Backend) client(p netguard.Policy) *http.Client {
 // the pipeline sets no deadline of its own.
 func (b *Backend) EndsCallsAtTimeout() bool { return true }
 
-// endDeadline ends a call's deadline context, stopping its timer when it
-// was made.
-func endDeadline(dl *lazyctx.Context) {
-	if stop := dl.End(); stop != nil {
-		stop()
-	}
-}
-
 // CallTool sends the HTTP request the call's tool describes, filled with the
 // call's arguments, and maps the response to a result. Whatever goes wrong
 // with the request or the response, an SSRF refusal included, is a result
@@ -117,7 +109,7 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 	}
 	timeout := callTimeout(ctx, skill, call.Tool.Request)
 	dl := lazyctx.WithDeadline(ctx, time.Now().Add(timeout)) // made only if something waits on it
-	defer endDeadline(dl)
+	defer dl.Cancel(nil) // stops its timer, if it was made
 	ctx = dl
 	req, err := b.newRequest(ctx, skill, call)
 	if err != nil {
