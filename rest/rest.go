@@ -108,8 +108,10 @@ func (b *Backend) CallTool(ctx context.Context, call *mcpgate.Call) (*mcpgate.Re
 		skill = &mcpgate.Skill{}
 	}
 	timeout := callTimeout(ctx, skill, call.Tool.Request)
-	dl := lazyctx.WithDeadline(ctx, time.Now().Add(timeout)) // made only if something waits on it
-	defer dl.Cancel(nil) // stops its timer, if it was made
+	// The deadline's context is made only if something waits on it;
+	// Cancel stops its timer if it was.
+	dl := lazyctx.WithDeadline(ctx, time.Now().Add(timeout))
+	defer dl.Cancel(nil)
 	ctx = dl
 	req, err := b.newRequest(ctx, skill, call)
 	if err != nil {
