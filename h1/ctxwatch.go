@@ -27,7 +27,7 @@ import (
 // only exchanges younger than two looks, so a long one (an event stream
 // held open) does not keep the loop looking.
 type ctxWatch struct {
-	c          *conn
+	c          *conn // the connection that holds it (newConn)
 	ctx        context.Context
 	seq        uint64      // the exchange's number on the connection
 	gen        uint64      // the transport's look count when the exchange began
@@ -55,7 +55,7 @@ func (t *Transport) watch(ctx context.Context, c *conn) watchTicket {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	w.seq++
-	w.c, w.ctx, w.stop = c, nil, nil
+	w.ctx, w.stop = nil, nil
 	if ended {
 		return watchTicket{t, w, w.seq} // not listed: stops as one that fired
 	}

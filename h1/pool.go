@@ -53,6 +53,7 @@ func newConn(nc net.Conn, addr string) *conn {
 	c := &conn{nc: nc, lim: headLimit{r: fio, n: unlimited}, bw: bufio.NewWriterSize(fio, writeBufSize), addr: addr}
 	c.br = bufio.NewReaderSize(&c.lim, readBufSize)
 	c.closer = func() { c.nc.Close() }
+	c.watch.c = c
 	return c
 }
 

@@ -241,7 +241,7 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 		}
 	}
 	// A reply comes only through resolve, which takes p off the pending
-	// requests: p is forgotten here only when none came.
+	// requests: p is forgotten here only on the ways out that took none.
 	p := s.register(opts)
 	msg := appendRequest(make([]byte, 0, len(p.id)+len(method)+len(params)+48), p.id, method, params)
 	if err := s.t.send(ctx, msg, p); err != nil {

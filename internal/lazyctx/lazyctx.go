@@ -89,9 +89,6 @@ func (c *Context) Value(key any) any {
 // String names the context, as the context package's do.
 func (c *Context) String() string { return "lazyctx.Context" }
 
-// Made reports whether the context of the context package was made.
-func (c *Context) Made() bool { return c.made.Load() != nil }
-
 // Cancel ends the context with cause (nil for context.Canceled), as a
 // context.CancelCauseFunc does. A context with a deadline ends with
 // context.Canceled whatever the cause, as WithDeadline's cancel does.

@@ -29,7 +29,7 @@ func TestMadeOnlyWhenWaitedOn(t *testing.T) {
 		if err := c.Err(); err != nil || c.Value(ctxKey{}) != "v" {
 			t.Fatalf("Err %v, Value %v; want nil and the parent's value", err, c.Value(ctxKey{}))
 		}
-		if c.Made() {
+		if c.made.Load() != nil {
 			t.Fatal("Err or Value made the context")
 		}
 		if stop := c.End(); stop != nil {
